@@ -1,0 +1,117 @@
+"""The eco-mem protocol's numbers and names, defined once.
+
+Every rendered file reads these through the `protocol` global: SKILL.md, the
+INDEX contracts and the verify script's constants. Change a cap here and the
+whole template follows; nothing else in the repository may restate a number.
+
+The `path_problem` filter backs the path validators in copier.yml, so the
+rules for a valid answer live in Python instead of in long Jinja expressions.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pprint import pformat
+
+from jinja2 import Environment
+from jinja2.ext import Extension
+
+DRAWERS = ("working", "semantic", "episodic", "procedural")
+
+CAPS = {
+    "desks": 3,  # active working desks at one time
+    "desk_lines": 80,
+    "semantic_lines": 30,
+    "episodic_lines": 40,
+    "procedural_lines": 40,  # a staging checklist's body
+    "catalog_rows": 40,  # past this, archive dead rows before adding one
+    "entries_per_task": 5,  # entry files opened per task, the desk not counted
+}
+
+SEMANTIC_FIELDS = ("as_of", "source", "scope", "expires")
+SEMANTIC_SOURCES = ("user-confirmed", "verified", "derived")
+EPISODIC_SECTIONS = ("context", "action", "result", "lesson")
+DESK_SECTIONS = ("goal", "constraints", "progress", "next", "open")
+
+# The last column of every catalog names the entry file inside the drawer.
+CATALOG_COLUMNS = {
+    "working": ("desk", "goal", "file"),
+    "semantic": ("slug", "one-liner", "as_of", "source", "file"),
+    "episodic": ("date", "event", "lesson", "file"),
+    "procedural": ("name", "use when", "points to", "file"),
+}
+
+PROTOCOL = {
+    "drawers": DRAWERS,
+    "caps": CAPS,
+    "semantic_fields": SEMANTIC_FIELDS,
+    "semantic_sources": SEMANTIC_SOURCES,
+    "episodic_sections": EPISODIC_SECTIONS,
+    "desk_sections": DESK_SECTIONS,
+    "catalog_columns": CATALOG_COLUMNS,
+}
+
+
+def path_problem(value: object, other: str = "", other_name: str = "") -> str:
+    """Return why `value` is not a usable repo-relative folder, or "" if it is.
+
+    `other` is an already answered path that must not contain `value` nor sit
+    inside it (the skill and the memory store are separate folders).
+    """
+    path = str(value).strip() if value is not None else ""
+    if not path:
+        return "must not be empty"
+    if "\\" in path:
+        return "use forward slashes, not backslashes"
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return "must be relative to the repository root, not absolute"
+    if path.endswith("/"):
+        return "drop the trailing slash"
+    parts = path.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return "must not contain empty, '.' or '..' segments"
+    if parts[0] == ".git":
+        return "must not be inside .git/"
+    if other and _nested(path, other):
+        return f"must not contain or sit inside {other_name or other} ({other})"
+    return ""
+
+
+def _nested(first: str, second: str) -> bool:
+    a, b = first.split("/"), second.split("/")
+    shorter = min(len(a), len(b))
+    return a[:shorter] == b[:shorter]
+
+
+def relpath(target: str, start: str) -> str:
+    """Relative POSIX path from folder `start` to `target`, both repo-relative."""
+    return posixpath.relpath(target, start)
+
+
+def catalog_header(drawer: str) -> str:
+    """The two header lines of a drawer's catalog table."""
+    columns = CATALOG_COLUMNS[drawer]
+    return "| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|"
+
+
+def code_list(values: object) -> str:
+    """`a`, `b`, `c`: names as they appear in inline code."""
+    return ", ".join(f"`{value}`" for value in values)
+
+
+def python_literal(value: object) -> str:
+    """Render a value as Python source, for the rendered script's constants."""
+    return pformat(value, width=88, sort_dicts=False)
+
+
+class ProtocolExtension(Extension):
+    """Expose the protocol and the path helpers to every template."""
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        environment.globals["protocol"] = PROTOCOL
+        environment.globals["catalog_header"] = catalog_header
+        environment.filters["path_problem"] = path_problem
+        environment.filters["relpath"] = relpath
+        environment.filters["python_literal"] = python_literal
+        environment.filters["code_list"] = code_list

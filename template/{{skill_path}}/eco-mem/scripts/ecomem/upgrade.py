@@ -1,0 +1,5 @@
+DESCRIPTION = ""
+def add_arguments(p):
+    p.add_argument("--root")
+def run(root, args):
+    return 0

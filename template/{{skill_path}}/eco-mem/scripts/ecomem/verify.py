@@ -1,0 +1,6 @@
+"""Placeholder wiring; replaced below."""
+DESCRIPTION = EPILOG = ""
+def add_arguments(p):
+    p.add_argument("--root")
+def run(root, args):
+    return 0

@@ -1,0 +1,46 @@
+"""Shared fixtures: a template repository built from this working tree, and
+destination repositories, all real git in temp dirs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import copy_template, git, init_repo, snapshot_template
+
+
+@pytest.fixture(scope="session")
+def template_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This working tree committed into its own repo and tagged v0.0.1."""
+    return snapshot_template(tmp_path_factory.mktemp("template"), tag="v0.0.1")
+
+
+@pytest.fixture
+def dst(tmp_path: Path) -> Path:
+    """An empty host repository with one commit."""
+    return init_repo(tmp_path / "host")
+
+
+@pytest.fixture(scope="session")
+def rendered(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One default render, shared by tests that only read it."""
+    host = init_repo(tmp_path_factory.mktemp("rendered") / "host")
+    copy_template(template_repo, host)
+    return host
+
+
+@pytest.fixture(scope="session")
+def ecomem(rendered: Path):
+    """The rendered `ecomem` package, importable for unit tests of its rules."""
+    scripts = rendered / ".agents/skills/eco-mem/scripts"
+    sys.path.insert(0, str(scripts))
+    sys.dont_write_bytecode = True
+    import ecomem
+
+    yield ecomem
+    sys.path.remove(str(scripts))
+
+
+__all__ = ["git"]

@@ -1,0 +1,125 @@
+"""Small helpers that keep each test scenario on one screen.
+
+Everything here drives the real git and the real copier; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import copier
+
+PROJECT = Path(__file__).resolve().parent.parent
+TEMPLATE_PARTS = ("copier.yml", "template", "extensions")
+ANSWERS = ".copier-answers.eco-mem.yml"
+SKILL = ".agents/skills/eco-mem"
+MEMORY = ".agents/memory"
+
+
+def git(cwd: Path, *args: str) -> str:
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    )
+    return result.stdout
+
+
+def init_repo(path: Path) -> Path:
+    """A git repository with identity set and one empty commit."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "Test")
+    git(path, "config", "user.email", "test@example.invalid")
+    git(path, "config", "commit.gpgsign", "false")
+    git(path, "commit", "-q", "--allow-empty", "-m", "start")
+    return path
+
+
+def commit_all(repo: Path, message: str = "save") -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+
+
+def build_files(root: Path, files: dict[str, str | bytes]) -> None:
+    """Write {relative path: content} under root, creating folders."""
+    for relpath, content in files.items():
+        target = root / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+
+
+def snapshot_template(
+    repo: Path, tag: str, mutate: Callable[[Path], None] | None = None
+) -> Path:
+    """Commit this working tree's template into `repo` and tag it.
+
+    Called again on the same repo, it replaces the template with the current
+    working tree (then `mutate` edits it) and adds a new tagged commit: this is
+    how tests make a v2 of the template.
+    """
+    if not (repo / ".git").exists():
+        init_repo(repo)
+    for part in TEMPLATE_PARTS:
+        target = repo / part
+        if target.is_dir():
+            shutil.rmtree(target)
+        source = PROJECT / part
+        if source.is_dir():
+            shutil.copytree(
+                source, target, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
+            )
+        else:
+            shutil.copy2(source, target)
+    if mutate:
+        mutate(repo)
+    commit_all(repo, f"template {tag}")
+    git(repo, "tag", tag)
+    return repo
+
+
+def copy_template(src: Path, dst: Path, vcs_ref: str | None = None, **data) -> None:
+    copier.run_copy(
+        str(src),
+        dst,
+        data=data,
+        defaults=True,
+        unsafe=True,
+        quiet=True,
+        vcs_ref=vcs_ref,
+    )
+
+
+def update_project(dst: Path, vcs_ref: str | None = None, **data) -> None:
+    copier.run_update(
+        dst,
+        data=data,
+        defaults=True,
+        unsafe=True,
+        quiet=True,
+        overwrite=True,
+        answers_file=ANSWERS,
+        vcs_ref=vcs_ref,
+    )
+
+
+def run_script(root: Path, *args: str, skill: str = SKILL) -> subprocess.CompletedProcess:
+    """Run the rendered eco_mem.py as a user would."""
+    return subprocess.run(
+        [sys.executable, str(root / skill / "scripts/eco_mem.py"), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+
+
+def replace_in(path: Path, old: str, new: str) -> None:
+    """Edit a file in place, failing loudly if `old` is not there."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not found in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
