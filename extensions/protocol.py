@@ -58,9 +58,11 @@ def path_problem(value: object, other: str = "", other_name: str = "") -> str:
     `other` is an already answered path that must not contain `value` nor sit
     inside it (the skill and the memory store are separate folders).
     """
-    path = str(value).strip() if value is not None else ""
-    if not path:
+    path = "" if value is None else str(value)
+    if not path.strip():
         return "must not be empty"
+    if path != path.strip():
+        return "must not start or end with spaces"
     if "\\" in path:
         return "use forward slashes, not backslashes"
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):

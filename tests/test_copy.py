@@ -1,0 +1,286 @@
+"""`copier copy` into real host repositories: what lands, what is left alone."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from copier.errors import CopierError
+
+from tests.helpers import (
+    ANSWERS,
+    MEMORY,
+    SKILL,
+    build_files,
+    commit_all,
+    copy_template,
+    git,
+    replace_in,
+    run_script,
+    snapshot_template,
+)
+
+DRAWERS = ("working", "semantic", "episodic", "procedural")
+BEGIN, END = "<!-- eco-mem:begin -->", "<!-- eco-mem:end -->"
+MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def rendered_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if ".git" not in p.parts and p.is_file())
+
+
+def assert_links_resolve(root: Path) -> None:
+    checked = 0
+    for path in rendered_files(root):
+        if path.suffix != ".md":
+            continue
+        for target in MARKDOWN_LINK.findall(path.read_text(encoding="utf-8")):
+            if "://" in target or target.startswith("#"):
+                continue
+            assert (path.parent / target.split("#")[0]).exists(), f"{path}: broken link {target}"
+            checked += 1
+    assert checked >= 8, "expected the skill and every INDEX to link somewhere"
+
+
+def agentskills_validate(skill_dir: Path) -> subprocess.CompletedProcess:
+    cli = Path(sys.executable).with_name("agentskills")
+    return subprocess.run([str(cli), "validate", str(skill_dir)], capture_output=True, text=True)
+
+
+def test_defaults_render_the_whole_protocol(template_repo: Path, dst: Path) -> None:
+    copy_template(template_repo, dst)
+
+    expected = [
+        f"{SKILL}/SKILL.md",
+        f"{SKILL}/references/entry-shapes.md",
+        f"{SKILL}/scripts/eco_mem.py",
+        f"{MEMORY}/working/.gitignore",
+        *(f"{MEMORY}/{drawer}/INDEX.md" for drawer in DRAWERS),
+        "AGENTS.md",
+        "CLAUDE.md",
+        ANSWERS,
+    ]
+    for relpath in expected:
+        assert (dst / relpath).is_file(), relpath
+    assert not (dst / ".github").exists()
+    assert not (dst / ".copier-answers.yml").exists()
+
+    result = agentskills_validate(dst / SKILL)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert len((dst / SKILL / "SKILL.md").read_text(encoding="utf-8")) < 6000
+    assert_links_resolve(dst)
+
+    link = dst / ".claude/skills/eco-mem"
+    assert link.is_symlink() and os.readlink(link) == "../../.agents/skills/eco-mem"
+    assert (link / "SKILL.md").is_file()
+
+
+def test_working_desks_are_ignored_but_the_index_is_not(template_repo: Path, dst: Path) -> None:
+    copy_template(template_repo, dst)
+    working = dst / MEMORY / "working"
+    (working / "fix-login.md").write_text("# desk\n", encoding="utf-8")
+
+    git(dst, "check-ignore", "-q", str(working / "fix-login.md"))
+    for kept in ("INDEX.md", ".gitignore"):
+        ignored = subprocess.run(["git", "check-ignore", "-q", str(working / kept)], cwd=dst)
+        assert ignored.returncode == 1, kept
+
+
+def test_agents_block_names_the_store_the_skill_and_verify(template_repo: Path, dst: Path) -> None:
+    copy_template(template_repo, dst)
+    agents = (dst / "AGENTS.md").read_text(encoding="utf-8")
+    assert agents.startswith(BEGIN) and agents.endswith(END + "\n")
+    assert f"`{MEMORY}/`" in agents and f"`{SKILL}/SKILL.md`" in agents
+    assert f"python3 {SKILL}/scripts/eco_mem.py verify" in agents
+    assert (dst / "CLAUDE.md").read_text(encoding="utf-8") == f"{BEGIN}\n@AGENTS.md\n{END}\n"
+
+
+HOST_FILES = {
+    "AGENTS.md": "# Team rules\n\nUse tabs.\r\nNo trailing newline here",
+    "CLAUDE.md": "# Claude notes\n\nBe brief.\n",
+    ".gitignore": "node_modules/\n*.log\n",
+    ".copier-answers.yml": "_src_path: gh:acme/python-template\n_commit: v3.1.0\nname: acme\n",
+}
+
+
+def test_host_files_survive_byte_for_byte(template_repo: Path, dst: Path) -> None:
+    build_files(dst, HOST_FILES)
+    commit_all(dst, "host files")
+    copy_template(template_repo, dst)
+
+    for name, original in HOST_FILES.items():
+        text = (dst / name).read_bytes().decode("utf-8")
+        if BEGIN in text:
+            before, rest = text.split(BEGIN)
+            after = rest.split(END)[1]
+            text = before + after
+            # Our block goes after the host's text, separated by one blank line.
+            assert before.startswith(original)
+        assert text.replace("\r\n", "\n").rstrip() == original.replace("\r\n", "\n").rstrip()
+    assert (dst / "AGENTS.md").read_bytes().startswith(HOST_FILES["AGENTS.md"].encode())
+    assert (dst / ".gitignore").read_text() == HOST_FILES[".gitignore"]
+    assert (dst / ".copier-answers.yml").read_text() == HOST_FILES[".copier-answers.yml"]
+
+
+@pytest.mark.parametrize(
+    "claude_md",
+    [
+        pytest.param("symlink", id="claude-md-is-a-symlink"),
+        pytest.param("# Claude\n\n@AGENTS.md\n", id="claude-md-already-imports"),
+    ],
+)
+def test_claude_md_that_already_sees_agents_md_is_left_alone(
+    template_repo: Path, dst: Path, claude_md: str
+) -> None:
+    build_files(dst, {"AGENTS.md": "# Rules\n"})
+    if claude_md == "symlink":
+        (dst / "CLAUDE.md").symlink_to("AGENTS.md")
+    else:
+        build_files(dst, {"CLAUDE.md": claude_md})
+    before = os.readlink(dst / "CLAUDE.md") if claude_md == "symlink" else claude_md
+    copy_template(template_repo, dst)
+
+    if claude_md == "symlink":
+        assert os.readlink(dst / "CLAUDE.md") == before
+        assert (dst / "AGENTS.md").read_text().count(BEGIN) == 1
+    else:
+        assert (dst / "CLAUDE.md").read_text() == before
+
+
+@pytest.mark.parametrize("skill_path", [".claude/skills", ".github/skills"])
+def test_other_skill_paths_get_exactly_one_skill(
+    template_repo: Path, dst: Path, skill_path: str
+) -> None:
+    copy_template(template_repo, dst, skill_path=skill_path)
+
+    skills = [p for p in dst.rglob("SKILL.md") if ".git" not in p.parts]
+    assert skills == [dst / skill_path / "eco-mem/SKILL.md"]
+    assert agentskills_validate(dst / skill_path / "eco-mem").returncode == 0
+    assert_links_resolve(dst)
+    link = dst / ".claude/skills/eco-mem"
+    if skill_path == ".claude/skills":
+        assert not link.is_symlink(), "the skill must not link to itself"
+    else:
+        assert os.readlink(link) == "../../.github/skills/eco-mem"
+    agents = (dst / "AGENTS.md").read_text()
+    assert f"python3 {skill_path}/eco-mem/scripts/eco_mem.py verify" in agents
+
+
+def test_claude_code_off_renders_no_link_and_no_claude_md(template_repo: Path, dst: Path) -> None:
+    copy_template(template_repo, dst, claude_code=False)
+    assert not (dst / ".claude").exists()
+    assert not (dst / "CLAUDE.md").exists()
+
+
+def test_github_actions_workflow_runs_verify(template_repo: Path, dst: Path) -> None:
+    copy_template(template_repo, dst, ci="github-actions", skill_path="tools/skills")
+    workflow = (dst / ".github/workflows/eco-mem.yml").read_text()
+    assert "run: python3 tools/skills/eco-mem/scripts/eco_mem.py verify" in workflow
+    assert "pull_request" in workflow
+
+
+INVALID_ANSWERS = [
+    ({"skill_path": "/abs/skills"}, "skill_path must be relative to the repository root"),
+    ({"skill_path": "a/../skills"}, "skill_path must not contain empty, '.' or '..' segments"),
+    ({"skill_path": "..\\skills"}, "skill_path use forward slashes"),
+    ({"skill_path": ""}, "skill_path must not be empty"),
+    ({"skill_path": ".agents/skills/"}, "skill_path drop the trailing slash"),
+    ({"memory_path": "   "}, "memory_path must not be empty"),
+    ({"memory_path": ".git/memory"}, "memory_path must not be inside .git/"),
+    ({"skill_path": ".git"}, "skill_path must not be inside .git/"),
+    ({"memory_path": ".agents/skills/memory"}, "memory_path must not contain or sit inside"),
+    ({"skill_path": "x/skills", "memory_path": "x"}, "memory_path must not contain or sit inside"),
+    ({"memory_path": " notes"}, "memory_path must not start or end with spaces"),
+    ({"ci": "jenkins"}, "Invalid choice for 'ci'"),
+]
+
+
+@pytest.mark.parametrize(
+    ("answers", "message"), INVALID_ANSWERS, ids=[str(a) for a, _ in INVALID_ANSWERS]
+)
+def test_invalid_answers_fail_before_writing(
+    template_repo: Path, dst: Path, answers: dict, message: str
+) -> None:
+    build_files(dst, {"AGENTS.md": "# mine\n"})
+    commit_all(dst, "host")
+    with pytest.raises((CopierError, ValueError)) as failure:
+        copy_template(template_repo, dst, **answers)
+    assert message in str(failure.value)
+    assert git(dst, "status", "--porcelain", "--ignored") == ""
+
+
+def test_second_copy_changes_nothing(template_repo: Path, dst: Path) -> None:
+    build_files(dst, {"AGENTS.md": "# mine\n", "CLAUDE.md": "notes\n"})
+    copy_template(template_repo, dst)
+    commit_all(dst, "install eco-mem")
+
+    copy_template(template_repo, dst)  # defaults + overwrite of our own files
+    assert git(dst, "status", "--porcelain") == ""
+    assert (dst / "AGENTS.md").read_text().count(BEGIN) == 1
+
+
+def test_blocks_command_repairs_in_place_and_refuses_malformed_markers(
+    template_repo: Path, dst: Path
+) -> None:
+    copy_template(template_repo, dst)
+    agents = dst / "AGENTS.md"
+    agents.write_text(f"top\n{BEGIN}\nstale\n{END}\nbottom\n", encoding="utf-8")
+    assert run_script(dst, "blocks").returncode == 0
+    text = agents.read_text()
+    assert text.startswith(f"top\n{BEGIN}\n## Agent memory") and text.endswith(f"{END}\nbottom\n")
+
+    broken = f"top\n{BEGIN}\nno end here\n"
+    agents.write_text(broken, encoding="utf-8")
+    result = run_script(dst, "blocks")
+    assert result.returncode == 2
+    assert "AGENTS.md:2:" in result.stderr and "no matching" in result.stderr
+    assert agents.read_text() == broken
+
+    agents.write_text(f"{BEGIN}\n{END}\n{BEGIN}\n{END}\n", encoding="utf-8")
+    result = run_script(dst, "blocks")
+    assert result.returncode == 2 and "AGENTS.md:3:" in result.stderr
+
+
+def test_malformed_markers_in_claude_md_leave_agents_md_untouched(
+    template_repo: Path, dst: Path
+) -> None:
+    build_files(dst, {"AGENTS.md": "# mine\n", "CLAUDE.md": f"{END}\n{BEGIN}\n"})
+    with pytest.raises(CopierError):
+        copy_template(template_repo, dst)
+    assert (dst / "AGENTS.md").read_text() == "# mine\n"
+    assert (dst / "CLAUDE.md").read_text() == f"{END}\n{BEGIN}\n"
+
+
+def test_one_cap_changed_at_the_source_changes_everywhere(tmp_path: Path, dst: Path) -> None:
+    def shrink_semantic_cap(repo: Path) -> None:
+        replace_in(repo / "extensions/protocol.py", '"semantic_lines": 30', '"semantic_lines": 17')
+
+    template = snapshot_template(tmp_path / "template", "v0.0.1", mutate=shrink_semantic_cap)
+    copy_template(template, dst)
+
+    skill = (dst / SKILL / "SKILL.md").read_text()
+    contract = (dst / MEMORY / "semantic/INDEX.md").read_text()
+    assert "at most 17 lines" in skill and "at most 30 lines" not in skill
+    assert "at most 17 lines" in contract
+    probe = "from ecomem import protocol; print(protocol.CAPS['semantic_lines'])"
+    scripts = dst / SKILL / "scripts"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=scripts, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "17"
+
+
+def test_rendered_script_leaves_no_bytecode_behind(rendered: Path) -> None:
+    assert run_script(rendered, "--help").returncode == 0
+    assert not list((rendered / SKILL).rglob("__pycache__"))
+
+
+def test_template_source_has_no_stray_files() -> None:
+    template = Path(__file__).resolve().parent.parent / "template"
+    assert not list(template.rglob("__pycache__"))
+    assert shutil.which("git")
