@@ -20,7 +20,7 @@ sys.dont_write_bytecode = True
 import argparse  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from ecomem import blocks, upgrade, verify  # noqa: E402
+from ecomem import protocol  # noqa: E402
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -30,11 +30,61 @@ def repo_root(given: str | None) -> Path:
     if given:
         return Path(given)
     # <root>/<skill_dir>/scripts/eco_mem.py: climb out of the skill folder.
-    from ecomem import protocol
-
     here = Path(__file__).resolve().parent.parent
     depth = len(Path(protocol.SKILL_DIR).parts)
     return here.parents[depth - 1] if depth else here
+
+
+VERIFY_DESCRIPTION = """\
+Check the eco-mem store: structure, catalog rows against files, caps,
+semantic provenance, episode lessons, procedural pointers, and the write
+gate's mechanical rules (secret-shaped values, chat transcripts, text that
+tries to instruct the agent). Nothing outside the memory folder is read.
+"""
+
+VERIFY_EPILOG = """\
+exit codes:
+  0  no errors (warnings may be printed; --strict makes them count)
+  1  at least one finding that counts
+  2  usage or I/O error
+
+--json prints one object:
+  {"version": 1, "root": str, "memory": str, "ok": bool,
+   "counts": {"error": int, "warning": int},
+   "findings": [{"path": str, "line": int, "rule": str,
+                 "severity": "error"|"warning", "message": str}]}
+  line is 1-based, 0 when the finding is about a whole file.
+"""
+
+UPGRADE_DESCRIPTION = """\
+Run `copier update --trust -a ANSWERS_FILE` for eco-mem, then check the
+result: unmerged paths, conflict markers and .rej files are listed with what
+to do, and the command exits 1. Refuses to start on a dirty git tree.
+Arguments after `--` go to copier unchanged (e.g. -- --vcs-ref v1.2.0).
+
+exit codes: 0 updated cleanly, 1 conflicts to resolve, 2 refused or failed.
+"""
+
+
+def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", help="repository root (default: the repo holding this script)")
+    parser.add_argument("--json", action="store_true", help="print findings as JSON (schema below)")
+    parser.add_argument(
+        "--staged",
+        action="store_true",
+        help="also check what is staged in git: desk rows, rewritten episodes",
+    )
+    parser.add_argument("--strict", action="store_true", help="warnings count as findings too")
+    parser.add_argument(
+        "--today", metavar="YYYY-MM-DD", help="date to judge expiry by (default: today)"
+    )
+
+
+def add_upgrade_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", help="repository root (default: the repo holding this script)")
+    parser.add_argument(
+        "copier_args", nargs=argparse.REMAINDER, help="extra arguments for copier, after --"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,12 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 findings or conflicts, 2 usage or I/O error.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    verify.add_arguments(
+    add_verify_arguments(
         commands.add_parser(
             "verify",
             help="check the memory store",
-            description=verify.DESCRIPTION,
-            epilog=verify.EPILOG,
+            description=VERIFY_DESCRIPTION,
+            epilog=VERIFY_EPILOG,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
     )
@@ -63,11 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     blocks_parser.add_argument("--root", help="repository root (default: this script's repo)")
-    upgrade.add_arguments(
+    add_upgrade_arguments(
         commands.add_parser(
             "upgrade",
             help="copier update with a conflict check",
-            description=upgrade.DESCRIPTION,
+            description=UPGRADE_DESCRIPTION,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
     )
     return parser
@@ -83,7 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     if not root.is_dir():
         print(f"eco_mem.py: {root} is not a directory", file=sys.stderr)
         return EXIT_USAGE
+    # Import per command: `blocks` runs inside `copier copy` and must not
+    # depend on the verify rules, and each command loads only what it uses.
     if args.command == "blocks":
+        from ecomem import blocks
+
         try:
             changed = blocks.write_blocks(root)
         except (blocks.BlockError, OSError) as error:
@@ -92,7 +147,11 @@ def main(argv: list[str] | None = None) -> int:
         print("updated: " + ", ".join(changed) if changed else "blocks already current")
         return EXIT_OK
     if args.command == "verify":
+        from ecomem import verify
+
         return verify.run(root, args)
+    from ecomem import upgrade
+
     return upgrade.run(root, args)
 
 

@@ -1,6 +1,83 @@
-"""Placeholder wiring; replaced below."""
-DESCRIPTION = EPILOG = ""
-def add_arguments(p):
-    p.add_argument("--root")
-def run(root, args):
-    return 0
+"""`eco_mem.py verify`: every rule, run over the store, reported one way."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from pathlib import Path
+
+from . import injection, protocol, secret_shapes, transcripts
+from .caps import check_caps
+from .dates import parse_iso
+from .drift import check_drift
+from .episodic import check_episodic
+from .findings import ERROR, WARNING, Finding
+from .gitstate import check_git
+from .procedural import check_pointers
+from .semantic import check_semantic
+from .store import Store, load_store
+
+CONTENT_RULES = (secret_shapes.scan, transcripts.scan, injection.scan)
+
+
+def collect(root: Path, today: date, staged: bool = False) -> list[Finding]:
+    store, findings = load_store(root)
+    if store.drawers:
+        findings += _check_store(store, today)
+        findings += check_git(store, staged)
+    return sorted(set(findings))
+
+
+def _check_store(store: Store, today: date) -> list[Finding]:
+    findings = check_caps(store)
+    for drawer in store.drawers.values():
+        findings += check_drift(drawer)
+        documents = [(entry.relpath, entry.lines) for entry in drawer.entries.values()]
+        documents.append((drawer.index_relpath, drawer.index_lines))
+        for relpath, lines in documents:
+            if lines is not None:
+                for scan in CONTENT_RULES:
+                    findings += scan(relpath, lines)
+    findings += check_semantic(store.drawers["semantic"], today)
+    findings += check_episodic(store.drawers["episodic"])
+    findings += check_pointers(store.drawers["procedural"], store.root)
+    return findings
+
+
+def run(root: Path, args: argparse.Namespace) -> int:
+    today = date.today()
+    if args.today:
+        parsed = parse_iso(args.today)
+        if parsed is None:
+            print(f"eco_mem.py verify: --today {args.today!r} is not YYYY-MM-DD", file=sys.stderr)
+            return 2
+        today = parsed
+    try:
+        findings = collect(root, today, staged=args.staged)
+    except OSError as error:
+        print(f"eco_mem.py verify: {error}", file=sys.stderr)
+        return 2
+    counts = {ERROR: 0, WARNING: 0}
+    for finding in findings:
+        counts[finding.severity] += 1
+    failing = counts[ERROR] + (counts[WARNING] if args.strict else 0)
+    if args.json:
+        report = {
+            "version": 1,
+            "root": str(root),
+            "memory": protocol.MEMORY_DIR,
+            "ok": failing == 0,
+            "counts": counts,
+            "findings": [finding.as_dict() for finding in findings],
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        for finding in findings:
+            print(finding.as_text())
+        verdict = (
+            "clean" if not findings else f"{counts[ERROR]} error(s), {counts[WARNING]} warning(s)"
+        )
+        print(f"eco-mem verify: {verdict}", file=sys.stderr)
+    return 1 if failing else 0

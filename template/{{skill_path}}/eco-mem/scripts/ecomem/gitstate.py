@@ -1,0 +1,82 @@
+"""Rules that need git: desks never enter history, episodes are never rewritten.
+
+Skipped quietly when git is missing or the root is not a repository: the
+rest of verify still runs, and CI (which has git) enforces them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import subprocess
+from pathlib import Path
+
+from .catalog import parse_catalog
+from .findings import ERROR, WARNING, Finding
+from .store import INDEX, WORKING_IGNORE, Store
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+    except OSError:
+        return None
+    if result.returncode != 0:
+        return None
+    return result.stdout.decode("utf-8", "replace")
+
+
+def is_typo_fix(old: str, new: str) -> bool:
+    """Same lines, and only a handful of characters changed."""
+    if old.count("\n") != new.count("\n"):
+        return False
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    changed = sum(
+        max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
+    )
+    return changed <= max(12, len(old) // 50)
+
+
+def check_git(store: Store, staged: bool) -> list[Finding]:
+    root = store.root
+    working = f"{store.relpath}/working"
+    tracked = _git(root, "ls-files", "-z", "--", working)
+    if tracked is None:
+        return []
+    findings = []
+    for path in filter(None, tracked.split("\0")):
+        if path.rsplit("/", 1)[-1] not in (INDEX, WORKING_IGNORE):
+            message = f"desk is tracked by git; desks never enter history: git rm --cached {path}"
+            findings.append(Finding(path, 0, "working.tracked-desk", ERROR, message))
+    if staged:
+        findings.extend(_staged_working_rows(root, f"{working}/{INDEX}"))
+        findings.extend(_staged_episode_edits(root, f"{store.relpath}/episodic"))
+    return findings
+
+
+def _staged_working_rows(root: Path, index_path: str) -> list[Finding]:
+    text = _git(root, "show", f":./{index_path}")
+    if text is None:
+        return []
+    rows = parse_catalog(text.splitlines()).rows
+    message = "desk rows are local; unstage them (git restore --staged -p) before committing"
+    return [Finding(index_path, row.line, "working.staged-rows", ERROR, message) for row in rows]
+
+
+def _staged_episode_edits(root: Path, episodic: str) -> list[Finding]:
+    changes = _git(
+        root, "diff", "--cached", "--name-status", "--relative", "--diff-filter=MD", "--", episodic
+    )
+    findings = []
+    for line in (changes or "").splitlines():
+        status, path = line.split("\t", 1)
+        if path.endswith("/" + INDEX):
+            continue
+        if status == "D":
+            message = "a committed episode is being deleted; episodes are append-only (delete only leaked secrets)"
+            findings.append(Finding(path, 0, "episodic.deleted", WARNING, message))
+            continue
+        old, new = _git(root, "show", f"HEAD:./{path}"), _git(root, "show", f":./{path}")
+        if old is not None and new is not None and not is_typo_fix(old, new):
+            message = "a committed episode is being rewritten; fix typos only, record new events in a new file"
+            findings.append(Finding(path, 0, "episodic.rewritten", ERROR, message))
+    return findings

@@ -1,0 +1,52 @@
+"""Procedural rows point at skills, workflows or tests that really exist here."""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+from .catalog import NO_FILE, cell_path
+from .findings import ERROR, Finding
+from .store import Drawer
+
+
+def check_pointers(drawer: Drawer, root: Path) -> list[Finding]:
+    findings: list[Finding] = []
+    columns = drawer.catalog.columns
+    if "points to" not in columns:
+        return findings
+    real_root = root.resolve()
+    for row in drawer.catalog.rows:
+        target = cell_path(row.get(columns, "points to")).split("#")[0]
+        if target in ("", NO_FILE):
+            if cell_path(row.get(columns, "file")) in ("", NO_FILE):
+                message = "row points nowhere and has no file; add a pointer or a checklist file"
+                findings.append(
+                    Finding(drawer.index_relpath, row.line, "procedural.empty-row", ERROR, message)
+                )
+            continue
+        normal = posixpath.normpath(target)
+        if target.startswith("/") or "\\" in target or normal == ".." or normal.startswith("../"):
+            message = f"pointer '{target}' leaves the repository; point at a path inside it"
+            findings.append(
+                Finding(
+                    drawer.index_relpath, row.line, "procedural.pointer-escapes", ERROR, message
+                )
+            )
+            continue
+        resolved = (real_root / normal).resolve()
+        if resolved != real_root and real_root not in resolved.parents:
+            message = f"pointer '{target}' resolves outside the repository through a symlink"
+            findings.append(
+                Finding(
+                    drawer.index_relpath, row.line, "procedural.pointer-escapes", ERROR, message
+                )
+            )
+        elif not resolved.exists():
+            message = f"pointer '{target}' does not exist (paths are repo-relative); fix or delete the row"
+            findings.append(
+                Finding(
+                    drawer.index_relpath, row.line, "procedural.pointer-missing", ERROR, message
+                )
+            )
+    return findings

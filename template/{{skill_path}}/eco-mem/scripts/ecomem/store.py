@@ -1,0 +1,135 @@
+"""Load the memory store from disk, reporting what does not fit its shape.
+
+Loading and the structure rules are one step: to know which files are
+entries we have to decide, at the same time, which ones do not belong.
+Nothing outside a drawer is ever opened, and symlinks leading out of their
+drawer are reported, not followed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import protocol
+from .catalog import Catalog, parse_catalog
+from .findings import ERROR, Finding
+from .textfile import read_lines
+
+INDEX = "INDEX.md"
+WORKING_IGNORE = ".gitignore"
+
+
+@dataclass
+class Entry:
+    drawer: str
+    name: str  # file name inside the drawer
+    relpath: str  # repository-relative, for findings
+    lines: list[str] | None  # None when the file could not be read as text
+
+
+@dataclass
+class Drawer:
+    name: str
+    relpath: str
+    index_lines: list[str] | None = None
+    catalog: Catalog = field(default_factory=Catalog)
+    entries: dict[str, Entry] = field(default_factory=dict)
+
+    @property
+    def index_relpath(self) -> str:
+        return f"{self.relpath}/{INDEX}"
+
+
+@dataclass
+class Store:
+    root: Path
+    relpath: str
+    drawers: dict[str, Drawer] = field(default_factory=dict)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store, list[Finding]]:
+    store = Store(root, memory_dir)
+    memory = root / memory_dir
+    if not memory.is_dir():
+        message = "memory folder not found; run `copier copy` again or pass --root"
+        return store, [Finding(memory_dir, 0, "structure.missing-root", ERROR, message)]
+    findings: list[Finding] = []
+    for child in sorted(os.scandir(memory), key=lambda item: item.name):
+        relpath = f"{memory_dir}/{child.name}"
+        if child.is_dir(follow_symlinks=False):
+            if child.name not in protocol.DRAWERS:
+                message = f"a fifth memory folder; move its entries into one of {', '.join(protocol.DRAWERS)}"
+                findings.append(Finding(relpath, 0, "structure.extra-directory", ERROR, message))
+        elif not child.name.endswith(".md"):
+            findings.append(_stray(relpath))
+    for name in protocol.DRAWERS:
+        drawer = Drawer(name, f"{memory_dir}/{name}")
+        store.drawers[name] = drawer
+        findings.extend(_load_drawer(memory / name, drawer))
+    return store, findings
+
+
+def _stray(relpath: str) -> Finding:
+    return Finding(
+        relpath,
+        0,
+        "structure.stray-file",
+        ERROR,
+        "only markdown entries belong in memory; move or delete it",
+    )
+
+
+def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
+    if not folder.is_dir() or folder.is_symlink():
+        return [
+            Finding(
+                drawer.relpath,
+                0,
+                "structure.missing-drawer",
+                ERROR,
+                "drawer folder missing; recreate it with its INDEX.md",
+            )
+        ]
+    findings: list[Finding] = []
+    for item in sorted(os.scandir(folder), key=lambda child: child.name):
+        relpath = f"{drawer.relpath}/{item.name}"
+        if item.is_symlink() and not _inside(Path(item.path), folder):
+            message = (
+                "symlink leading out of its drawer; it is not read. Replace it with a real file"
+            )
+            findings.append(Finding(relpath, 0, "drift.path-escapes", ERROR, message))
+            continue
+        if item.is_dir():
+            message = "drawers are flat; move the files up into the drawer or delete the folder"
+            findings.append(Finding(relpath, 0, "structure.extra-directory", ERROR, message))
+            continue
+        if item.name == WORKING_IGNORE and drawer.name == "working":
+            continue
+        if not item.name.endswith(".md"):
+            findings.append(_stray(relpath))
+            continue
+        lines, problems = read_lines(Path(item.path), relpath)
+        findings.extend(problems)
+        if item.name == INDEX:
+            drawer.index_lines = lines
+        else:
+            drawer.entries[item.name] = Entry(drawer.name, item.name, relpath, lines)
+    if drawer.index_lines is None:
+        if not (folder / INDEX).exists():
+            message = "INDEX.md missing; restore it with `copier update` or the upgrade command"
+            findings.append(
+                Finding(drawer.index_relpath, 0, "structure.missing-index", ERROR, message)
+            )
+        return findings
+    drawer.catalog = parse_catalog(drawer.index_lines)
+    return findings
