@@ -4,6 +4,7 @@
   verify    check the memory store: catalogs vs files, caps, fields, write gate
   blocks    write or refresh the eco-mem blocks in AGENTS.md and CLAUDE.md
   upgrade   run `copier update` for eco-mem and refuse to report success over conflicts
+  catalog-migrate   (run by copier migrations) carry catalog rows across a header change
 
 Exit codes: 0 ok, 1 findings (verify) or conflicts (upgrade), 2 usage or I/O error.
 Run `eco_mem.py COMMAND --help` for each command's options.
@@ -18,6 +19,7 @@ import sys
 sys.dont_write_bytecode = True
 
 import argparse  # noqa: E402
+import subprocess  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from ecomem import protocol  # noqa: E402
@@ -121,6 +123,25 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
     )
+    migrate_parser = commands.add_parser(
+        "catalog-migrate",
+        help="carry catalog rows across a release that reshapes a catalog (run by copier)",
+        description=(
+            "Used by the template's _migrations when a release changes a catalog header:"
+            " --stage before lifts the rows out (into .git) so copier merges nothing there;"
+            " --stage after puts them back under the new header, cells matched by column"
+            " name. Exit 0 or 2."
+        ),
+    )
+    migrate_parser.add_argument("--root", help="repository root (default: this script's repo)")
+    migrate_parser.add_argument("--stage", choices=("before", "after"), required=True)
+    migrate_parser.add_argument(
+        "--rename",
+        action="append",
+        default=[],
+        metavar="DRAWER:OLD=NEW",
+        help="a column renamed by the release (repeatable)",
+    )
     return parser
 
 
@@ -145,6 +166,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"eco_mem.py blocks: {error}", file=sys.stderr)
             return EXIT_USAGE
         print("updated: " + ", ".join(changed) if changed else "blocks already current")
+        return EXIT_OK
+    if args.command == "catalog-migrate":
+        from ecomem import migrate
+
+        try:
+            renames = migrate.parse_renames(args.rename)
+            if args.stage == "before":
+                print(f"catalog rows set aside: {migrate.stash(root)}")
+            else:
+                print(f"catalog rows restored: {migrate.restore(root, renames)}")
+        except (ValueError, OSError, subprocess.CalledProcessError) as error:
+            print(f"eco_mem.py catalog-migrate: {error}", file=sys.stderr)
+            return EXIT_USAGE
         return EXIT_OK
     if args.command == "verify":
         from ecomem import verify

@@ -1,0 +1,283 @@
+"""`copier update` keeps every byte a team wrote and brings every protocol fix.
+
+Each test is the same story: the template is tagged v1.0.0, a host copies it
+and lives with it (facts, episodes, edits), commits, then updates to v2.0.0
+(or v3.0.0) and we compare exact bytes. Modelled on copier's test_updatediff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import (
+    ANSWERS,
+    MEMORY,
+    SKILL,
+    build_files,
+    commit_all,
+    copy_template,
+    git,
+    replace_in,
+    run_script,
+    snapshot_template,
+    update_project,
+)
+
+SKILL_SRC = "template/{{skill_path}}/eco-mem"
+INDEX_SRC = "template/{{memory_path}}/%s/INDEX.md.jinja"
+DRAWERS = ("working", "semantic", "episodic", "procedural")
+BEGIN, END = "<!-- eco-mem:begin -->", "<!-- eco-mem:end -->"
+
+
+def release_v2(repo: Path) -> None:
+    """A protocol release touching every template-owned surface at once."""
+    replace_in(repo / SKILL_SRC / "SKILL.md.jinja", "\n# eco-mem\n", "\n# eco-mem, v2\n")
+    replace_in(repo / SKILL_SRC / "SKILL.md.jinja", "## Porting", "## Porting to other hosts")
+    for drawer in DRAWERS:
+        replace_in(repo / (INDEX_SRC % drawer), "Rules for reading and writing", "How to use it")
+    replace_in(repo / "extensions/protocol.py", '"desk_lines": 80', '"desk_lines": 60')
+    (repo / SKILL_SRC / "references/faq.md").write_text("# FAQ\n\nNew in v2.\n")
+    replace_in(
+        repo / SKILL_SRC / "scripts/ecomem/blocks.py",
+        "## Agent memory (eco-mem)",
+        "## Memory for agents (eco-mem)",
+    )
+
+
+def release_v3(repo: Path) -> None:
+    """v2 plus a reshaped semantic catalog: `one-liner` renamed, `scope` added."""
+    release_v2(repo)
+    replace_in(
+        repo / "extensions/protocol.py",
+        '"semantic": ("slug", "one-liner", "as_of", "source", "file")',
+        '"semantic": ("slug", "fact", "scope", "as_of", "source", "file")',
+    )
+    # The documented recipe (README, "Releases that reshape a catalog").
+    with (repo / "copier.yml").open("a") as config:
+        config.write(
+            """\
+  - version: v3.0.0
+    when: "{{ _stage == 'before' }}"
+    command: ["{{ _copier_python }}", "{{ _copier_conf | installed_skill_dir }}/scripts/eco_mem.py",
+              "catalog-migrate", "--stage", "before"]
+  - version: v3.0.0
+    command: ["{{ _copier_python }}", "{{ skill_dir }}/scripts/eco_mem.py",
+              "catalog-migrate", "--stage", "after", "--rename", "semantic:one-liner=fact"]
+"""
+        )
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = tmp_path_factory.mktemp("versions") / "eco-mem"
+    snapshot_template(repo, "v1.0.0")
+    snapshot_template(repo, "v2.0.0", mutate=release_v2)
+    snapshot_template(repo, "v3.0.0", mutate=release_v3)
+    return repo
+
+
+def fact(title: str) -> str:
+    return (
+        f"# {title}\n\n- as_of: 2026-09-09\n- source: verified\n- scope: build\n"
+        f"- expires: never\n\n{title}, checked in CI.\n"
+    )
+
+
+def episode(title: str) -> str:
+    return (
+        f"# {title}\n\n## Context\nDeploy.\n\n## Action\nRan it.\n\n"
+        f"## Result\nFailed.\n\n## Lesson\nRun migrations first.\n"
+    )
+
+
+def months_of_use(dst: Path) -> dict[str, bytes]:
+    """5 facts, 3 episodes, 2 procedural rows, as a team would write them."""
+    files: dict[str, str] = {"docs/release.md": "# Release\n"}
+    rows: dict[str, list[str]] = {"semantic": [], "episodic": [], "procedural": []}
+    for n in range(5):
+        files[f"{MEMORY}/semantic/fact-{n}.md"] = fact(f"Fact {n}")
+        rows["semantic"].append(f"| fact-{n} | fact {n} | 2026-09-09 | verified | fact-{n}.md |")
+    for n in range(3):
+        name = f"2026-10-0{n + 1}-deploy-{n}.md"
+        files[f"{MEMORY}/episodic/{name}"] = episode(f"Deploy {n}")
+        rows["episodic"].append(f"| 2026-10-0{n + 1} | deploy {n} | migrations first | {name} |")
+    files[f"{MEMORY}/procedural/release-checklist.md"] = "# Release\n\n1. tag\n2. push\n"
+    rows["procedural"] += [
+        "| release | cutting a release | docs/release.md | - |",
+        "| checklist | before tagging | - | release-checklist.md |",
+    ]
+    build_files(dst, files)
+    for drawer, lines in rows.items():
+        with (dst / MEMORY / drawer / "INDEX.md").open("a", encoding="utf-8") as index:
+            index.write("".join(line + "\n" for line in lines))
+    commit_all(dst, "months of use")
+    return {path: (dst / path).read_bytes() for path in files}
+
+
+def installed(template: Path, dst: Path) -> None:
+    copy_template(template, dst, vcs_ref="v1.0.0")
+    commit_all(dst, "install eco-mem v1")
+
+
+def team_bytes_intact(dst: Path, team: dict[str, bytes]) -> None:
+    for path, content in team.items():
+        assert (dst / path).read_bytes() == content, path
+
+
+def no_conflicts(dst: Path) -> None:
+    status = git(dst, "status", "--porcelain", "--untracked-files=all")
+    assert not [line for line in status.splitlines() if line[:2] in {"UU", "AA", "DU", "UD"}]
+    assert ".rej" not in status
+    for path in dst.rglob("*"):
+        if ".git" not in path.parts and path.is_file() and not path.is_symlink():
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            assert not [line for line in lines if line.startswith(("<<<<<<< ", ">>>>>>> "))], path
+
+
+def catalog_rows(dst: Path, drawer: str) -> list[str]:
+    lines = (dst / MEMORY / drawer / "INDEX.md").read_text(encoding="utf-8").splitlines()
+    return [line for line in lines[lines.index("## Catalog") + 4 :] if line.startswith("|")]
+
+
+def test_team_memories_survive_a_protocol_rewrite(template: Path, dst: Path) -> None:
+    installed(template, dst)
+    team = months_of_use(dst)
+    rows_before = {drawer: catalog_rows(dst, drawer) for drawer in DRAWERS}
+
+    update_project(dst, vcs_ref="v2.0.0")
+
+    team_bytes_intact(dst, team)
+    assert {drawer: catalog_rows(dst, drawer) for drawer in DRAWERS} == rows_before
+    assert "# eco-mem, v2" in (dst / SKILL / "SKILL.md").read_text()
+    for drawer in DRAWERS:
+        assert "How to use it" in (dst / MEMORY / drawer / "INDEX.md").read_text()
+    no_conflicts(dst)
+    assert run_script(dst, "verify", "--today", "2026-11-30").returncode == 0
+
+
+def test_agents_md_keeps_team_text_and_gets_the_new_block(template: Path, dst: Path) -> None:
+    installed(template, dst)
+    agents = dst / "AGENTS.md"
+    block = agents.read_text()
+    agents.write_text("# Team\n\nAbove our block.\n\n" + block + "\nBelow our block.\n")
+    commit_all(dst, "team edits AGENTS.md")
+
+    update_project(dst, vcs_ref="v2.0.0")
+
+    text = agents.read_text()
+    assert text.startswith("# Team\n\nAbove our block.\n\n" + BEGIN + "\n## Memory for agents")
+    assert text.endswith(END + "\n\nBelow our block.\n")
+    assert text.count(BEGIN) == 1
+    no_conflicts(dst)
+
+
+def test_an_open_desk_is_untouched_and_still_ignored(template: Path, dst: Path) -> None:
+    installed(template, dst)
+    desk = dst / MEMORY / "working/fix-login.md"
+    desk.write_text("# Fix login\n\n## Goal\nUsers log in.\n")
+
+    update_project(dst, vcs_ref="v2.0.0")
+
+    assert desk.read_text() == "# Fix login\n\n## Goal\nUsers log in.\n"
+    git(dst, "check-ignore", "-q", str(desk))
+
+
+def test_a_cap_change_reaches_skill_contract_and_script(template: Path, dst: Path) -> None:
+    installed(template, dst)
+    update_project(dst, vcs_ref="v2.0.0")
+
+    assert "desks of 60 lines" in (dst / SKILL / "SKILL.md").read_text()
+    assert "at most 60 lines" in (dst / MEMORY / "working/INDEX.md").read_text()
+    assert "'desk_lines': 60" in (dst / SKILL / "scripts/ecomem/protocol.py").read_text()
+
+
+def test_a_file_new_in_the_skill_appears(template: Path, dst: Path) -> None:
+    installed(template, dst)
+    update_project(dst, vcs_ref="v2.0.0")
+    assert (dst / SKILL / "references/faq.md").read_text() == "# FAQ\n\nNew in v2.\n"
+
+
+def test_a_forked_skill_conflicts_loudly_through_the_upgrade_command(
+    template: Path, dst: Path
+) -> None:
+    installed(template, dst)
+    replace_in(dst / SKILL / "SKILL.md", "\n# eco-mem\n", "\n# eco-mem, our fork\n")
+    commit_all(dst, "fork the protocol")
+
+    result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{SKILL}/SKILL.md" in result.stderr
+    skill = (dst / SKILL / "SKILL.md").read_text()
+    assert "our fork" in skill and "eco-mem, v2" in skill  # both sides kept for the human
+
+
+def test_a_deleted_index_is_restored_and_entries_untouched(template: Path, dst: Path) -> None:
+    installed(template, dst)
+    team = months_of_use(dst)
+    (dst / MEMORY / "episodic/INDEX.md").unlink()
+    commit_all(dst, "oops")
+
+    result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    restored = (dst / MEMORY / "episodic/INDEX.md").read_text()
+    assert "How to use it" in restored and restored.rstrip().endswith("|---|---|---|---|")
+    team_bytes_intact(dst, team)
+
+
+@pytest.mark.parametrize("start", ["v1.0.0", "v2.0.0"])
+def test_a_reshaped_catalog_migrates_rows_from_every_earlier_release(
+    template: Path, dst: Path, start: str
+) -> None:
+    copy_template(template, dst, vcs_ref=start)
+    commit_all(dst, f"install {start}")
+    team = months_of_use(dst)
+
+    update_project(dst, vcs_ref="v3.0.0")
+
+    assert catalog_rows(dst, "semantic") == [
+        f"| fact-{n} | fact {n} | - | 2026-09-09 | verified | fact-{n}.md |" for n in range(5)
+    ]
+    index = (dst / MEMORY / "semantic/INDEX.md").read_text()
+    assert "| slug | fact | scope | as_of | source | file |" in index
+    assert len(catalog_rows(dst, "episodic")) == 3
+    team_bytes_intact(dst, team)
+    no_conflicts(dst)
+    assert git(dst, "diff", "--cached", "--name-only") == ""
+
+
+def test_the_hosts_own_copier_answers_are_untouched(template: Path, dst: Path) -> None:
+    own = "_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
+    build_files(dst, {".copier-answers.yml": own})
+    installed(template, dst)
+
+    update_project(dst, vcs_ref="v2.0.0")
+
+    assert (dst / ".copier-answers.yml").read_text() == own
+    assert "_commit: v2.0.0" in (dst / ANSWERS).read_text()
+
+
+def test_upgrade_refuses_a_dirty_tree_and_changes_nothing(template: Path, dst: Path) -> None:
+    installed(template, dst)
+    (dst / MEMORY / "semantic/draft.md").write_text("# Draft\n")
+    head = git(dst, "rev-parse", "HEAD")
+
+    result = run_script(dst, "upgrade", "--", "--defaults")
+
+    assert result.returncode == 2
+    assert "refusing to start" in result.stderr and "uncommitted changes" in result.stderr
+    assert git(dst, "rev-parse", "HEAD") == head
+    assert "_commit: v1.0.0" in (dst / ANSWERS).read_text()
+    assert (dst / MEMORY / "semantic/draft.md").read_text() == "# Draft\n"
+
+
+def test_upgrade_reports_a_clean_update(template: Path, dst: Path) -> None:
+    installed(template, dst)
+    result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+    assert result.returncode == 0, result.stderr
+    assert "upgraded v1.0.0 -> v2.0.0" in result.stdout
+    assert os.path.islink(dst / ".claude/skills/eco-mem")
