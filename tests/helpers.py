@@ -21,9 +21,7 @@ MEMORY = ".agents/memory"
 
 
 def git(cwd: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    )
+    result = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
     return result.stdout
 
 
@@ -54,9 +52,7 @@ def build_files(root: Path, files: dict[str, str | bytes]) -> None:
             target.write_text(content, encoding="utf-8")
 
 
-def snapshot_template(
-    repo: Path, tag: str, mutate: Callable[[Path], None] | None = None
-) -> Path:
+def snapshot_template(repo: Path, tag: str, mutate: Callable[[Path], None] | None = None) -> Path:
     """Commit this working tree's template into `repo` and tag it.
 
     Called again on the same repo, it replaces the template with the current

@@ -50,7 +50,9 @@ def edit_line_above_catalog(repo: Path) -> str:
 
 def add_contract_bullet(repo: Path) -> str:
     for drawer in ALL_DRAWERS:
-        replace_in(repo / (INDEX_SRC % drawer), "- **Never**", "- **Owner**: the team.\n- **Never**")
+        replace_in(
+            repo / (INDEX_SRC % drawer), "- **Never**", "- **Owner**: the team.\n- **Never**"
+        )
     return "- **Owner**: the team."
 
 
@@ -75,10 +77,13 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     snapshot_template(repo, "v1.0.0")
     markers = {}
     for tag, edits in RELEASES.items():
-        git(repo, "checkout", "-q", "v1.0.0", "--", ".")
-        found = []
-        snapshot_template(repo, tag, mutate=lambda r, e=edits: found.extend(f(r) for f in e))
-        markers[tag] = next((m for m in found if m), "")
+        found: list[str] = []
+
+        def apply_release(root: Path, edits=edits, found=found) -> None:
+            found.extend(edit(root) for edit in edits)
+
+        snapshot_template(repo, tag, mutate=apply_release)
+        markers[tag] = next((marker for marker in found if marker), "")
     pristine = init_repo(tmp_path_factory.mktemp("pristine") / "host")
     copy_template(repo, pristine, vcs_ref="v1.0.0")
     commit_all(pristine, "install v1")
@@ -100,7 +105,7 @@ entries = st.dictionaries(slugs, st.lists(line_text, min_size=1, max_size=12), m
     tag=st.sampled_from(sorted(RELEASES)),
 )
 def test_every_team_line_survives_any_contract_edit(releases, team, tag) -> None:
-    repo, markers, pristine = releases
+    _, markers, pristine = releases
     with tempfile.TemporaryDirectory() as scratch:
         dst = Path(scratch) / "host"
         shutil.copytree(pristine, dst, symlinks=True)

@@ -28,7 +28,9 @@ STASH_NAME = "eco-mem-catalog-stash.json"
 
 
 def _git(root: Path, *args: str) -> str:
-    result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+    )
     return result.stdout.strip()
 
 
@@ -56,7 +58,9 @@ def stash(root: Path) -> int:
             "columns": catalog.columns,
             "rows": [lines[number].rstrip("\r\n") for number in sorted(row_lines)],
         }
-        path.write_text("".join(line for n, line in enumerate(lines) if n not in row_lines), encoding="utf-8")
+        path.write_text(
+            "".join(line for n, line in enumerate(lines) if n not in row_lines), encoding="utf-8"
+        )
         _git(root, "add", "--", str(path))
         moved += len(row_lines)
     if saved:
@@ -84,7 +88,13 @@ def restore(root: Path, renames: dict[str, dict[str, str]]) -> int:
         catalog = parse_catalog(lines)
         end = _table_end(lines, catalog.heading_line)
         rows = [
-            "| " + " | ".join(reshape(split_cells(row), table["columns"], catalog.columns, renames.get(drawer, {}))) + " |"
+            "| "
+            + " | ".join(
+                reshape(
+                    split_cells(row), table["columns"], catalog.columns, renames.get(drawer, {})
+                )
+            )
+            + " |"
             for row in table["rows"]
         ]
         lines[end:end] = rows

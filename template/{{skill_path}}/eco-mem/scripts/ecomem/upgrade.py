@@ -56,7 +56,9 @@ def conflicts(root: Path) -> list[str]:
         if code in UNMERGED:
             found[path] = "unmerged in git: edit it, then `git add` it"
         elif path.endswith(".rej"):
-            found[path] = "hunks copier could not apply: merge them by hand into the file, then delete this .rej"
+            found[path] = (
+                "hunks copier could not apply: merge them by hand into the file, then delete this .rej"
+            )
         elif _has_markers(root / path):
             found[path] = "conflict markers: keep the right side, delete the markers"
     return [f"{path}: {advice}" for path, advice in sorted(found.items())]
@@ -114,11 +116,15 @@ def run(root: Path, args) -> int:
         return 2
     answers_file = root / protocol.ANSWERS_FILE
     if not answers_file.is_file():
-        print(f"eco_mem.py upgrade: {protocol.ANSWERS_FILE} not found under {root}", file=sys.stderr)
+        print(
+            f"eco_mem.py upgrade: {protocol.ANSWERS_FILE} not found under {root}", file=sys.stderr
+        )
         return 2
     copier = copier_command()
     if copier is None:
-        print("eco_mem.py upgrade: copier not found; install it (pip install copier)", file=sys.stderr)
+        print(
+            "eco_mem.py upgrade: copier not found; install it (pip install copier)", file=sys.stderr
+        )
         return 2
     before = read_answers(answers_file).get("_commit", "?")
     extra = [arg for arg in args.copier_args if arg != "--"]
@@ -136,13 +142,18 @@ def run(root: Path, args) -> int:
     for path in restored:
         print(f"restored {path} from the template")
     if problems:
-        print(f"eco-mem upgrade {before} -> {after} left {len(problems)} conflict(s):", file=sys.stderr)
+        print(
+            f"eco-mem upgrade {before} -> {after} left {len(problems)} conflict(s):",
+            file=sys.stderr,
+        )
         for line in problems:
             print(f"  {line}", file=sys.stderr)
         print("Resolve them, run verify, then commit.", file=sys.stderr)
         return 1
     if update.returncode != 0:
-        print(f"eco_mem.py upgrade: copier update failed (exit {update.returncode})", file=sys.stderr)
+        print(
+            f"eco_mem.py upgrade: copier update failed (exit {update.returncode})", file=sys.stderr
+        )
         return 2
     print(f"eco-mem upgraded {before} -> {after}; review `git diff`, run verify, commit")
     return 0
