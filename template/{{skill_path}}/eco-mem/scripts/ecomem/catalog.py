@@ -28,6 +28,7 @@ class Row:
 @dataclass
 class Catalog:
     heading_line: int = 0  # 0: no catalog heading found
+    header_line: int = 0  # the table's column names
     columns: list[str] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
@@ -43,7 +44,8 @@ def split_cells(line: str) -> list[str]:
             current.append("|")
             i += 2
             continue
-        if char == "`":
+        # A backtick opens a code span only if another one closes it later on.
+        if char == "`" and (in_code or "`" in body[i + 1 :]):
             in_code = not in_code
         if char == "|" and not in_code:
             cells.append("".join(current).strip())
@@ -85,6 +87,7 @@ def parse_catalog(lines: list[str]) -> Catalog:
     if index >= len(lines) or not lines[index].lstrip().startswith("|"):
         catalog.problems.append((catalog.heading_line, "no table under '## Catalog'"))
         return catalog
+    catalog.header_line = index + 1
     catalog.columns = [cell.lower() for cell in split_cells(lines[index])]
     separator = lines[index + 1] if index + 1 < len(lines) else ""
     separator_cells = split_cells(separator)

@@ -34,7 +34,7 @@ def check_drift(drawer: Drawer) -> list[Finding]:
         message = (
             f"catalog columns are {' | '.join(catalog.columns)}; expected {' | '.join(expected)}"
         )
-        findings.append(Finding(index, catalog.heading_line, "catalog.columns", ERROR, message))
+        findings.append(Finding(index, catalog.header_line, "catalog.columns", ERROR, message))
     if "file" not in catalog.columns:
         return findings
 
@@ -63,6 +63,7 @@ def check_drift(drawer: Drawer) -> list[Finding]:
             message = f"row path '{target}' leaves the drawer; name a file directly inside {drawer.relpath}/"
             findings.append(Finding(index, row.line, "drift.path-escapes", ERROR, message))
             continue
+        target = posixpath.normpath(target)  # `./a.md` names a.md
         if target in named:
             message = f"second row for {target} (first on line {named[target]}); keep one"
             findings.append(Finding(index, row.line, "drift.duplicate-row", ERROR, message))

@@ -54,6 +54,9 @@ def check_git(store: Store, staged: bool) -> list[Finding]:
 
 
 def _staged_working_rows(root: Path, index_path: str) -> list[Finding]:
+    staged = _git(root, "diff", "--cached", "--name-only", "--relative", "--", index_path)
+    if not staged:
+        return []  # the commit does not touch the working INDEX
     text = _git(root, "show", f":./{index_path}")
     if text is None:
         return []
@@ -63,12 +66,16 @@ def _staged_working_rows(root: Path, index_path: str) -> list[Finding]:
 
 
 def _staged_episode_edits(root: Path, episodic: str) -> list[Finding]:
+    # -z keeps non-ASCII paths unquoted; --no-renames shows a renamed episode
+    # as the deletion and addition it is for history's sake.
     changes = _git(
-        root, "diff", "--cached", "--name-status", "--relative", "--diff-filter=MD", "--", episodic
+        root,
+        *("diff", "--cached", "--name-status", "-z", "--no-renames", "--relative"),
+        *("--diff-filter=MD", "--", episodic),
     )
+    fields = (changes or "").split("\0")
     findings = []
-    for line in (changes or "").splitlines():
-        status, path = line.split("\t", 1)
+    for status, path in zip(fields[0::2], fields[1::2]):
         if path.endswith("/" + INDEX):
             continue
         if status == "D":

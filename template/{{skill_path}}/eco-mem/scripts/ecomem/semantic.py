@@ -20,11 +20,18 @@ def check_semantic(drawer: Drawer, today) -> list[Finding]:
         if entry.lines is None:
             continue
         findings.extend(_check_fact(entry.relpath, entry.lines, today))
-        title = next((line[2:].strip() for line in entry.lines if line.startswith("# ")), "")
+        number, title = next(
+            (
+                (n, line[2:].strip())
+                for n, line in enumerate(entry.lines, 1)
+                if line.startswith("# ")
+            ),
+            (0, ""),
+        )
         key = re.sub(r"\W+", " ", title).strip().lower()
         if key and key in titles:
             message = f"same title as {titles[key]}; merge the two facts into one file"
-            findings.append(Finding(entry.relpath, 1, "semantic.duplicate", ERROR, message))
+            findings.append(Finding(entry.relpath, number, "semantic.duplicate", ERROR, message))
         elif key:
             titles[key] = entry.relpath
     slugs: dict[str, int] = {}

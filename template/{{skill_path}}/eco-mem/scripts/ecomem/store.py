@@ -70,8 +70,9 @@ def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store
             if child.name not in protocol.DRAWERS:
                 message = f"a fifth memory folder; move its entries into one of {', '.join(protocol.DRAWERS)}"
                 findings.append(Finding(relpath, 0, "structure.extra-directory", ERROR, message))
-        elif not child.name.endswith(".md"):
-            findings.append(_stray(relpath))
+        else:
+            message = "only the four drawer folders belong at the memory root; move it into one"
+            findings.append(Finding(relpath, 0, "structure.stray-file", ERROR, message))
     for name in protocol.DRAWERS:
         drawer = Drawer(name, f"{memory_dir}/{name}")
         store.drawers[name] = drawer
@@ -117,6 +118,11 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
             continue
         if not item.name.endswith(".md"):
             findings.append(_stray(relpath))
+            continue
+        if os.path.exists(item.path) and not item.is_file():
+            # A FIFO or device named *.md would block or stream forever if opened.
+            message = "not a regular file; replace it with a markdown file"
+            findings.append(Finding(relpath, 0, "structure.stray-file", ERROR, message))
             continue
         lines, problems = read_lines(Path(item.path), relpath)
         findings.extend(problems)
