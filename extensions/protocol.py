@@ -33,7 +33,6 @@ CAPS = {
 SEMANTIC_FIELDS = ("as_of", "source", "scope", "expires")
 SEMANTIC_SOURCES = ("user-confirmed", "verified", "derived")
 EPISODIC_SECTIONS = ("context", "action", "result", "lesson")
-DESK_SECTIONS = ("goal", "constraints", "progress", "next", "open")
 
 # The last column of every catalog names the entry file inside the drawer.
 CATALOG_COLUMNS = {
@@ -49,7 +48,6 @@ PROTOCOL = {
     "semantic_fields": SEMANTIC_FIELDS,
     "semantic_sources": SEMANTIC_SOURCES,
     "episodic_sections": EPISODIC_SECTIONS,
-    "desk_sections": DESK_SECTIONS,
     "catalog_columns": CATALOG_COLUMNS,
 }
 
