@@ -12,17 +12,23 @@ Run `eco_mem.py COMMAND --help` for each command's options.
 
 from __future__ import annotations
 
+import os
 import sys
 
-# The package sits beside this file; keep imports from leaving __pycache__
-# folders in the host's skill directory.
-sys.dont_write_bytecode = True
+# The package sits beside this file. Cache its bytecode outside the host repo
+# (no __pycache__ folders in the skill), yet keep the cache: compiling on every
+# run would cost more than verify itself.
+if sys.pycache_prefix is None:
+    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    sys.pycache_prefix = os.path.join(cache_home, "eco-mem", "pycache")
+    # PYTHONDONTWRITEBYTECODE exists to keep __pycache__ out of source trees;
+    # the prefix above already does that, so caching stays on.
+    sys.dont_write_bytecode = False
 
-import argparse  # noqa: E402
-import subprocess  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+from pathlib import Path
 
-from ecomem import protocol  # noqa: E402
+from ecomem import protocol
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -168,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         print("updated: " + ", ".join(changed) if changed else "blocks already current")
         return EXIT_OK
     if args.command == "catalog-migrate":
+        import subprocess
+
         from ecomem import migrate
 
         try:

@@ -8,7 +8,6 @@ may be plain, in backticks, or a markdown link.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 HEADING = re.compile(r"^##\s+catalog\s*$", re.IGNORECASE)
 SEPARATOR_CELL = re.compile(r"^:?-{3,}:?$")
@@ -16,28 +15,34 @@ LINK = re.compile(r"^\[[^\]]*\]\(([^)\s]*)\)$")
 NO_FILE = "-"
 
 
-@dataclass
 class Row:
-    line: int  # 1-based line number in INDEX.md
-    cells: list[str]
+    __slots__ = ("cells", "line")
+
+    def __init__(self, line: int, cells: list[str]) -> None:
+        self.line = line  # 1-based line number in INDEX.md
+        self.cells = cells
 
     def get(self, columns: list[str], name: str) -> str:
         return self.cells[columns.index(name)] if name in columns else ""
 
 
-@dataclass
 class Catalog:
-    heading_line: int = 0  # 0: no catalog heading found
-    header_line: int = 0  # the table's column names
-    columns: list[str] = field(default_factory=list)
-    rows: list[Row] = field(default_factory=list)
-    problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+    def __init__(self) -> None:
+        self.heading_line = 0  # 0: no catalog heading found
+        self.header_line = 0  # the table's column names
+        self.columns: list[str] = []
+        self.rows: list[Row] = []
+        self.problems: list[tuple[int, str]] = []  # (line, message)
 
 
 def split_cells(line: str) -> list[str]:
     """Split one table line into trimmed cells, honouring `\\|` and code spans."""
-    cells, current, in_code, i = [], [], False, 0
     body = line.strip()
+    if "\\" not in body and "`" not in body:
+        # The common row: nothing to honour, so let str.split do the walking.
+        cells = [cell.strip() for cell in body.split("|")]
+        return cells[1 if body.startswith("|") else 0 : -1 if body.endswith("|") else None]
+    cells, current, in_code, i = [], [], False, 0
     while i < len(body):
         char = body[i]
         if char == "\\" and i + 1 < len(body) and body[i + 1] == "|":

@@ -14,6 +14,18 @@ RELATIVE_DATE = re.compile(
 )
 
 
+# Every relative date above contains one of these; a substring test is far
+# cheaper than the regex, which has to try every position of the text.
+_RELATIVE_HINTS = ("yesterday", "today", "tonight", "tomorrow", "last", "next", "this", "ago")
+
+
+def find_relative_date(text: str) -> re.Match[str] | None:
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _RELATIVE_HINTS):
+        return None
+    return RELATIVE_DATE.search(text)
+
+
 def parse_iso(value: str) -> date | None:
     """A real calendar date in YYYY-MM-DD form, or None (fail closed)."""
     if not ISO_DATE.match(value):

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections import namedtuple
 
 ERROR, WARNING = "error", "warning"
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
-    path: str  # repository-relative, POSIX separators
-    line: int  # 1-based; 0 when the finding is about the file as a whole
-    rule: str  # stable id, e.g. "drift.row-without-file"; documented in README
-    severity: str  # ERROR or WARNING
-    message: str  # one line that says how to fix it
+# A named tuple sorts by path, then line, and hashes, which is all verify needs;
+# dataclasses would cost more to import than checking a whole store.
+class Finding(namedtuple("Finding", "path line rule severity message")):
+    """path: repository-relative, POSIX separators; line: 1-based, 0 for the whole file;
+    rule: stable id such as "drift.row-without-file" (documented in README);
+    severity: ERROR or WARNING; message: one line that says how to fix it."""
+
+    __slots__ = ()
 
     def as_text(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.severity} [{self.rule}] {self.message}"
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return dict(self._asdict())

@@ -6,8 +6,6 @@ rest of verify still runs, and CI (which has git) enforces them.
 
 from __future__ import annotations
 
-import difflib
-import subprocess
 from pathlib import Path
 
 from .catalog import parse_catalog
@@ -16,6 +14,8 @@ from .store import INDEX, WORKING_IGNORE, Store
 
 
 def _git(root: Path, *args: str) -> str | None:
+    import subprocess  # only when a git rule has something to look at
+
     try:
         result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
     except OSError:
@@ -27,6 +27,8 @@ def _git(root: Path, *args: str) -> str | None:
 
 def is_typo_fix(old: str, new: str) -> bool:
     """Same lines, and only a handful of characters changed."""
+    import difflib
+
     if old.count("\n") != new.count("\n"):
         return False
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
@@ -39,6 +41,8 @@ def is_typo_fix(old: str, new: str) -> bool:
 def check_git(store: Store, staged: bool) -> list[Finding]:
     root = store.root
     working = f"{store.relpath}/working"
+    if not staged and not store.drawers["working"].entries:
+        return []  # no desk on disk, so none can be tracked: spare the git call
     tracked = _git(root, "ls-files", "-z", "--", working)
     if tracked is None:
         return []

@@ -16,6 +16,7 @@ def check_pointers(drawer: Drawer, root: Path) -> list[Finding]:
     if "points to" not in columns:
         return findings
     real_root = root.resolve()
+    looked_up: dict[str, tuple[bool, bool]] = {}  # rows often share a target: look once
     for row in drawer.catalog.rows:
         target = cell_path(row.get(columns, "points to")).split("#")[0]
         if target in ("", NO_FILE):
@@ -34,15 +35,19 @@ def check_pointers(drawer: Drawer, root: Path) -> list[Finding]:
                 )
             )
             continue
-        resolved = (real_root / normal).resolve()
-        if resolved != real_root and real_root not in resolved.parents:
+        if normal not in looked_up:
+            resolved = (real_root / normal).resolve()
+            inside = resolved == real_root or real_root in resolved.parents
+            looked_up[normal] = (inside, resolved.exists())
+        inside, exists = looked_up[normal]
+        if not inside:
             message = f"pointer '{target}' resolves outside the repository through a symlink"
             findings.append(
                 Finding(
                     drawer.index_relpath, row.line, "procedural.pointer-escapes", ERROR, message
                 )
             )
-        elif not resolved.exists():
+        elif not exists:
             message = f"pointer '{target}' does not exist (paths are repo-relative); fix or delete the row"
             findings.append(
                 Finding(

@@ -6,7 +6,7 @@ import re
 
 from . import protocol
 from .catalog import cell_path
-from .dates import RELATIVE_DATE, parse_iso
+from .dates import find_relative_date, parse_iso
 from .findings import ERROR, WARNING, Finding
 from .store import Drawer
 
@@ -65,13 +65,14 @@ def _check_fact(relpath: str, lines: list[str], today) -> list[Finding]:
                 message,
             )
         )
+    # One search over the whole fact decides whether any line needs the per-line look.
+    has_relative_date = find_relative_date("\n".join(lines)) is not None
     for number, line in enumerate(lines, 1):
-        match = FIELD.match(line)
+        match = FIELD.match(line) if ":" in line else None
         if not match or match.group(1) not in protocol.SEMANTIC_FIELDS:
-            if RELATIVE_DATE.search(line):
-                message = (
-                    f"relative date '{RELATIVE_DATE.search(line).group(0)}'; write the ISO date"
-                )
+            relative = find_relative_date(line) if has_relative_date else None
+            if relative:
+                message = f"relative date '{relative.group(0)}'; write the ISO date"
                 findings.append(
                     Finding(relpath, number, "semantic.relative-date", WARNING, message)
                 )
@@ -93,7 +94,7 @@ def _check_fact(relpath: str, lines: list[str], today) -> list[Finding]:
     if "as_of" in fields and fields["as_of"][1]:
         number, value = fields["as_of"]
         when = parse_iso(value)
-        if RELATIVE_DATE.search(value):
+        if find_relative_date(value):
             findings.append(
                 Finding(
                     relpath,

@@ -9,7 +9,6 @@ drawer are reported, not followed.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import protocol
@@ -21,32 +20,36 @@ INDEX = "INDEX.md"
 WORKING_IGNORE = ".gitignore"
 
 
-@dataclass
+# Plain classes, not dataclasses: verify runs on every commit, and importing
+# dataclasses costs more than checking a full store.
 class Entry:
-    drawer: str
-    name: str  # file name inside the drawer
-    relpath: str  # repository-relative, for findings
-    lines: list[str] | None  # None when the file could not be read as text
+    __slots__ = ("drawer", "lines", "name", "relpath")
+
+    def __init__(self, drawer: str, name: str, relpath: str, lines: list[str] | None) -> None:
+        self.drawer = drawer
+        self.name = name  # file name inside the drawer
+        self.relpath = relpath  # repository-relative, for findings
+        self.lines = lines  # None when the file could not be read as text
 
 
-@dataclass
 class Drawer:
-    name: str
-    relpath: str
-    index_lines: list[str] | None = None
-    catalog: Catalog = field(default_factory=Catalog)
-    entries: dict[str, Entry] = field(default_factory=dict)
+    def __init__(self, name: str, relpath: str) -> None:
+        self.name = name
+        self.relpath = relpath
+        self.index_lines: list[str] | None = None
+        self.catalog = Catalog()
+        self.entries: dict[str, Entry] = {}
 
     @property
     def index_relpath(self) -> str:
         return f"{self.relpath}/{INDEX}"
 
 
-@dataclass
 class Store:
-    root: Path
-    relpath: str
-    drawers: dict[str, Drawer] = field(default_factory=dict)
+    def __init__(self, root: Path, relpath: str) -> None:
+        self.root = root
+        self.relpath = relpath
+        self.drawers: dict[str, Drawer] = {}
 
 
 def _inside(path: Path, folder: Path) -> bool:
