@@ -1,0 +1,204 @@
+"""Benchmark: `eco_mem.py verify` on a store at full caps and on stress stores.
+
+What is measured: the wall time of the rendered script as a subprocess,
+`python3 <skill>/scripts/eco_mem.py verify --root STORE --json`, against
+`python3 -c pass` (interpreter start-up) in the same interleaved runs. The
+interpreter is the one running this benchmark (sys.executable), so a pyenv
+shim does not add its own start-up to both sides.
+
+The template is rendered once with default answers into a temporary git
+repository and committed; every store is a copy of it with entries added:
+
+  full caps  3 desks of 80 lines; 40 catalog rows and 40 files in each of
+             semantic, episodic and procedural, every entry valid and at its line
+             cap (semantic fields, episodic Context/Action/Result/Lesson,
+             procedural rows pointing at the rendered SKILL.md plus a checklist)
+  1k/5k/10k  that many entries split evenly over semantic, episodic and
+             procedural, same entry shapes; catalogs are far over their row cap,
+             so the three caps.catalog-rows findings are expected
+
+Caps come from extensions/protocol.py. Reported: median and min per store, the
+full-caps ratio over start-up (target 1.5x), and for the stress stores the
+time per entry after start-up (the median minus start-up, over the
+entry count), so linearity is visible (target: 10k under 1 s).
+Findings are counted from one extra untimed run. Nothing is asserted.
+
+Reproduce from the repository root, with copier installed (pip install -e '.[test]'):
+
+    python -m benchmarks.verify [--runs N]
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from datetime import date, timedelta
+from pathlib import Path
+
+from benchmarks._timing import (
+    measure,
+    ms,
+    parse_runs,
+    print_table,
+    ratio_line,
+    stdout_silenced,
+)
+from extensions.protocol import CAPS
+from tests.helpers import (
+    MEMORY,
+    SKILL,
+    build_files,
+    commit_all,
+    copy_template,
+    init_repo,
+    snapshot_template,
+)
+
+DEFAULT_RUNS = 5
+TARGET = 1.5
+STRESS_SIZES = (1_000, 5_000, 10_000)
+POINTER = f"{SKILL}/SKILL.md"  # a real file in every rendered repository
+AS_OF = "2025-01-15"
+FIRST_EPISODE = date(2024, 1, 1)
+
+
+def padded(head: list[str], tail: list[str], cap: int, filler: str) -> str:
+    """head + numbered filler lines + tail, exactly `cap` lines long."""
+    middle = [filler.format(k=k) for k in range(cap - len(head) - len(tail))]
+    return "\n".join(head + middle + tail) + "\n"
+
+
+def desk(n: int) -> tuple[str, str]:
+    name = f"task-{n}.md"
+    head = [f"# Task {n}: tidy the build scripts", "", "## Goal"]
+    head += [f"The build scripts of module m{n} share one config file.", "", "## Constraints"]
+    head += ["- keep the public targets, as the maintainer asked", "", "## Progress"]
+    tail = ["", "## Next", "- run the full test suite", "", "## Open"]
+    tail += ["- scripts/build.sh: still reads the old config path"]
+    filler = "- step {k} finished: moved one helper under src/ and ran the unit tests"
+    return name, padded(head, tail, CAPS["desk_lines"], filler)
+
+
+def semantic(n: int) -> tuple[str, str, str]:
+    name = f"fact-{n:05d}.md"
+    head = [f"# Module m{n} builds with make", ""]
+    head += [f"- as_of: {AS_OF}", "- source: verified", f"- scope: module m{n}", "- expires: never"]
+    head += ["", f"Module m{n} builds with `make build`; checked by running it."]
+    filler = "Build check {k} for this module: the output matched the recorded artifact list."
+    row = f"| fact-{n:05d} | module m{n} builds with make | {AS_OF} | verified | {name} |"
+    return name, padded(head, [], CAPS["semantic_lines"], filler), row
+
+
+def episodic(n: int) -> tuple[str, str, str]:
+    day = (FIRST_EPISODE + timedelta(days=n % 365)).isoformat()
+    name = f"{day}-flaky-test-{n:05d}.md"
+    head = [f"# Flaky test {n} in module m{n}", "", "## Context"]
+    head += [f"The nightly run of module m{n} failed one test out of five."]
+    tail = ["", "## Action", "Ran the test alone with a fixed random seed.", "", "## Result"]
+    tail += ["The failure reproduced with seed 7; the fixture shared a temp folder."]
+    tail += ["", "## Lesson", "Give each fixture its own temp folder before adding retries."]
+    filler = "Log excerpt {k}: the second worker wrote into the shared fixture folder."
+    row = f"| {day} | flaky test {n} in m{n} | one temp folder per fixture | {name} |"
+    return name, padded(head, tail, CAPS["episodic_lines"], filler), row
+
+
+def procedural(n: int) -> tuple[str, str, str]:
+    name = f"checklist-{n:05d}.md"
+    head = [f"# Release checklist {n}", "", "Proven on: 2024-03-01, 2024-04-01"]
+    head += [f"Graduates to: {SKILL}-release-{n}/SKILL.md", ""]
+    filler = "{k}. check the changelog entry and the version number, then tag"
+    row = f"| checklist-{n} | before a release of m{n} | {POINTER} | {name} |"
+    return name, padded(head, [], CAPS["procedural_lines"], filler), row
+
+
+def populate(root: Path, desks: int, per_drawer: dict[str, int]) -> int:
+    """Write entries and their catalog rows into root's memory; return the entry count."""
+    memory = root / MEMORY
+    files: dict[str, str] = {}
+    rows: dict[str, list[str]] = {"working": []}
+    for n in range(desks):
+        name, text = desk(n)
+        files[f"working/{name}"] = text
+        rows["working"].append(f"| task-{n} | tidy the build scripts | {name} |")
+    makers = {"semantic": semantic, "episodic": episodic, "procedural": procedural}
+    for drawer, count in per_drawer.items():
+        rows[drawer] = []
+        for n in range(count):
+            name, text, row = makers[drawer](n)
+            files[f"{drawer}/{name}"] = text
+            rows[drawer].append(row)
+    for drawer, lines in rows.items():
+        index = memory / drawer / "INDEX.md"
+        catalog = index.read_text(encoding="utf-8").rstrip("\n")
+        files[f"{drawer}/INDEX.md"] = catalog + "\n" + "".join(f"{line}\n" for line in lines)
+    build_files(memory, files)
+    return desks + sum(per_drawer.values())
+
+
+def verify_command(script: Path, store: Path) -> list[str]:
+    return [sys.executable, str(script), "verify", "--root", str(store), "--json"]
+
+
+def timed_run(command: list[str]):
+    """A `prepare` for measure(): nothing to set up, the subprocess is what is timed."""
+    return lambda: lambda: subprocess.run(command, capture_output=True, check=False)
+
+
+def findings_summary(command: list[str]) -> str:
+    report = json.loads(subprocess.run(command, capture_output=True, check=False).stdout)
+    rules = Counter(finding["rule"] for finding in report["findings"])
+    return ", ".join(f"{count} {rule}" for rule, count in sorted(rules.items())) or "none"
+
+
+def main() -> None:
+    runs = parse_runs(__doc__, DEFAULT_RUNS)
+    with tempfile.TemporaryDirectory(prefix="eco-mem-bench-verify-") as tmp:
+        work = Path(tmp)
+        rendered = init_repo(work / "rendered")
+        with stdout_silenced():  # the blocks task prints what it wrote
+            copy_template(snapshot_template(work / "template", "v1"), rendered)
+        commit_all(rendered, "eco-mem")
+        script = rendered / SKILL / "scripts/eco_mem.py"
+
+        stores: dict[str, tuple[Path, int]] = {}
+        full = {drawer: CAPS["catalog_rows"] for drawer in ("semantic", "episodic", "procedural")}
+        layouts = {"full caps": (CAPS["desks"], full)}
+        for size in STRESS_SIZES:
+            third = size // 3
+            split = {"semantic": third, "episodic": third, "procedural": size - 2 * third}
+            layouts[f"{size // 1000}k entries"] = (0, split)
+        for label, (desks, per_drawer) in layouts.items():
+            store = shutil.copytree(rendered, work / label.replace(" ", "-"), symlinks=True)
+            stores[label] = (store, populate(store, desks, per_drawer))
+
+        commands = {"python3 -c pass": [sys.executable, "-c", "pass"]}
+        commands.update(
+            {label: verify_command(script, path) for label, (path, _) in stores.items()}
+        )
+        print(f"eco_mem.py verify --json, {runs} interleaved runs each, {sys.executable}\n")
+        timings = measure({label: timed_run(command) for label, command in commands.items()}, runs)
+        found = {label: findings_summary(commands[label]) for label in stores}
+
+    startup = timings["python3 -c pass"]
+    rows = [("python3 -c pass", "-", ms(startup.median), ms(startup.min), "-", "-")]
+    for label, (_, entries) in stores.items():
+        timing = timings[label]
+        # Per entry only where entries dominate; at full caps imports do.
+        per_entry = (timing.median - startup.median) / entries * 1e6
+        per_entry_cell = "-" if label == "full caps" else f"{per_entry:.0f} us"
+        cells = (ms(timing.median), ms(timing.min), per_entry_cell, found[label])
+        rows.append((label, str(entries), *cells))
+    print_table(("store", "entries", "median", "min", "per entry", "findings"), rows)
+    print()
+    print(ratio_line("full caps / start-up", timings["full caps"], startup, TARGET))
+    largest = f"{STRESS_SIZES[-1] // 1000}k entries"
+    verdict = "within" if timings[largest].median < 1.0 else "OVER"
+    print(f"{largest}: {ms(timings[largest].median)} median (target < 1 s: {verdict} target)")
+
+
+if __name__ == "__main__":
+    main()
