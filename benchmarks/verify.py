@@ -14,8 +14,11 @@ repository and committed; every store is a copy of it with entries added:
              cap (semantic fields, episodic Context/Action/Result/Lesson,
              procedural rows pointing at the rendered SKILL.md plus a checklist)
   1k/5k/10k  that many entries split evenly over semantic, episodic and
-             procedural, same entry shapes; catalogs are far over their row cap,
-             so the three caps.catalog-rows findings are expected
+             procedural, each the size a real entry has (a fact of 8 lines, an
+             episode of 14, a 5-line checklist); catalogs are far over their row
+             cap, so the three caps.catalog-rows findings are expected
+  10k at line caps   the worst case: the same 10,000 entries, each padded to
+             its line cap (about 20 MB of markdown)
 
 Caps come from extensions/protocol.py. Reported: median and min per store, the
 full-caps ratio over start-up (target 1.5x), and for the stress stores the
@@ -66,9 +69,9 @@ AS_OF = "2025-01-15"
 FIRST_EPISODE = date(2024, 1, 1)
 
 
-def padded(head: list[str], tail: list[str], cap: int, filler: str) -> str:
-    """head + numbered filler lines + tail, exactly `cap` lines long."""
-    middle = [filler.format(k=k) for k in range(cap - len(head) - len(tail))]
+def padded(head: list[str], tail: list[str], cap: int, filler: str, at_cap: bool = True) -> str:
+    """head + numbered filler lines + tail, exactly `cap` lines long (or no filler)."""
+    middle = [filler.format(k=k) for k in range(cap - len(head) - len(tail))] if at_cap else []
     return "\n".join(head + middle + tail) + "\n"
 
 
@@ -83,17 +86,17 @@ def desk(n: int) -> tuple[str, str]:
     return name, padded(head, tail, CAPS["desk_lines"], filler)
 
 
-def semantic(n: int) -> tuple[str, str, str]:
+def semantic(n: int, at_cap: bool = True) -> tuple[str, str, str]:
     name = f"fact-{n:05d}.md"
     head = [f"# Module m{n} builds with make", ""]
     head += [f"- as_of: {AS_OF}", "- source: verified", f"- scope: module m{n}", "- expires: never"]
     head += ["", f"Module m{n} builds with `make build`; checked by running it."]
     filler = "Build check {k} for this module: the output matched the recorded artifact list."
     row = f"| fact-{n:05d} | module m{n} builds with make | {AS_OF} | verified | {name} |"
-    return name, padded(head, [], CAPS["semantic_lines"], filler), row
+    return name, padded(head, [], CAPS["semantic_lines"], filler, at_cap), row
 
 
-def episodic(n: int) -> tuple[str, str, str]:
+def episodic(n: int, at_cap: bool = True) -> tuple[str, str, str]:
     day = (FIRST_EPISODE + timedelta(days=n % 365)).isoformat()
     name = f"{day}-flaky-test-{n:05d}.md"
     head = [f"# Flaky test {n} in module m{n}", "", "## Context"]
@@ -103,19 +106,19 @@ def episodic(n: int) -> tuple[str, str, str]:
     tail += ["", "## Lesson", "Give each fixture its own temp folder before adding retries."]
     filler = "Log excerpt {k}: the second worker wrote into the shared fixture folder."
     row = f"| {day} | flaky test {n} in m{n} | one temp folder per fixture | {name} |"
-    return name, padded(head, tail, CAPS["episodic_lines"], filler), row
+    return name, padded(head, tail, CAPS["episodic_lines"], filler, at_cap), row
 
 
-def procedural(n: int) -> tuple[str, str, str]:
+def procedural(n: int, at_cap: bool = True) -> tuple[str, str, str]:
     name = f"checklist-{n:05d}.md"
     head = [f"# Release checklist {n}", "", "Proven on: 2024-03-01, 2024-04-01"]
     head += [f"Graduates to: {SKILL}-release-{n}/SKILL.md", ""]
     filler = "{k}. check the changelog entry and the version number, then tag"
     row = f"| checklist-{n} | before a release of m{n} | {POINTER} | {name} |"
-    return name, padded(head, [], CAPS["procedural_lines"], filler), row
+    return name, padded(head, [], CAPS["procedural_lines"], filler, at_cap), row
 
 
-def populate(root: Path, desks: int, per_drawer: dict[str, int]) -> int:
+def populate(root: Path, desks: int, per_drawer: dict[str, int], at_cap: bool = True) -> int:
     """Write entries and their catalog rows into root's memory; return the entry count."""
     memory = root / MEMORY
     files: dict[str, str] = {}
@@ -128,7 +131,7 @@ def populate(root: Path, desks: int, per_drawer: dict[str, int]) -> int:
     for drawer, count in per_drawer.items():
         rows[drawer] = []
         for n in range(count):
-            name, text, row = makers[drawer](n)
+            name, text, row = makers[drawer](n, at_cap)
             files[f"{drawer}/{name}"] = text
             rows[drawer].append(row)
     for drawer, lines in rows.items():
@@ -166,14 +169,16 @@ def main() -> None:
 
         stores: dict[str, tuple[Path, int]] = {}
         full = {drawer: CAPS["catalog_rows"] for drawer in ("semantic", "episodic", "procedural")}
-        layouts = {"full caps": (CAPS["desks"], full)}
+        layouts = {"full caps": (CAPS["desks"], full, True)}
         for size in STRESS_SIZES:
             third = size // 3
             split = {"semantic": third, "episodic": third, "procedural": size - 2 * third}
-            layouts[f"{size // 1000}k entries"] = (0, split)
-        for label, (desks, per_drawer) in layouts.items():
+            layouts[f"{size // 1000}k entries"] = (0, split, False)
+        largest = f"{STRESS_SIZES[-1] // 1000}k"
+        layouts[f"{largest} at line caps"] = (0, layouts[f"{largest} entries"][1], True)
+        for label, (desks, per_drawer, at_cap) in layouts.items():
             store = shutil.copytree(rendered, work / label.replace(" ", "-"), symlinks=True)
-            stores[label] = (store, populate(store, desks, per_drawer))
+            stores[label] = (store, populate(store, desks, per_drawer, at_cap))
 
         commands = {"python3 -c pass": [sys.executable, "-c", "pass"]}
         commands.update(

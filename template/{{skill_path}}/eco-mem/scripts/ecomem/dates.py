@@ -6,24 +6,39 @@ import re
 from datetime import date
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-RELATIVE_DATE = re.compile(
-    r"\b(yesterday|today|tonight|tomorrow"
-    r"|(last|next|this)\s+(week|month|year|quarter|sprint|monday|tuesday|wednesday|thursday|friday)"
-    r"|(\d+|a|an|few|several)\s+(days?|weeks?|months?|years?)\s+ago)\b",
-    re.IGNORECASE,
+
+_UNITS = r"(?:days?|weeks?|months?|years?)"
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday"
+# Each pattern comes with words at least one of which it needs. A substring test
+# on those words is far cheaper than the regex, which tries every position.
+_RELATIVE = (
+    (
+        ("yesterday", "today", "tonight", "tomorrow"),
+        re.compile(r"\b(?:yesterday|today|tonight|tomorrow)\b", re.IGNORECASE),
+    ),
+    (
+        ("week", "month", "year", "quarter", "sprint", *_WEEKDAYS.split("|")),
+        re.compile(
+            rf"\b(?:last|next|this)\s+(?:week|month|year|quarter|sprint|{_WEEKDAYS})\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        (" ago",),
+        re.compile(rf"\b(?:\d+|an?|few|several)\s+{_UNITS}\s+ago\b", re.IGNORECASE),
+    ),
 )
 
 
-# Every relative date above contains one of these; a substring test is far
-# cheaper than the regex, which has to try every position of the text.
-_RELATIVE_HINTS = ("yesterday", "today", "tonight", "tomorrow", "last", "next", "this", "ago")
-
-
 def find_relative_date(text: str) -> re.Match[str] | None:
+    """The first relative date ("yesterday", "last week", "3 days ago") in text, if any."""
     lowered = text.lower()
-    if not any(hint in lowered for hint in _RELATIVE_HINTS):
-        return None
-    return RELATIVE_DATE.search(text)
+    for hints, pattern in _RELATIVE:
+        if any(hint in lowered for hint in hints):
+            match = pattern.search(text)
+            if match:
+                return match
+    return None
 
 
 def parse_iso(value: str) -> date | None:

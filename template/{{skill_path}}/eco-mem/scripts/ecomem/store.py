@@ -122,12 +122,12 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
         if not item.name.endswith(".md"):
             findings.append(_stray(relpath))
             continue
-        if os.path.exists(item.path) and not item.is_file():
+        if not item.is_file() and os.path.exists(item.path):
             # A FIFO or device named *.md would block or stream forever if opened.
             message = "not a regular file; replace it with a markdown file"
             findings.append(Finding(relpath, 0, "structure.stray-file", ERROR, message))
             continue
-        lines, problems = read_lines(Path(item.path), relpath)
+        lines, problems = read_lines(item.path, relpath)
         findings.extend(problems)
         if item.name == INDEX:
             drawer.index_lines = lines

@@ -6,6 +6,7 @@ finding about the file, and its content is not checked further.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .findings import ERROR, Finding
@@ -14,11 +15,14 @@ MAX_BYTES = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 
 
-def read_lines(path: Path, relpath: str) -> tuple[list[str] | None, list[Finding]]:
+def read_lines(path: str | Path, relpath: str) -> tuple[list[str] | None, list[Finding]]:
     """Return (lines without line ends, findings); lines is None when unreadable."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        with open(path, "rb") as handle:
+            # Ask the size first: read(MAX_BYTES + 1) would allocate a 1 MiB
+            # buffer for every three-line note.
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(MAX_BYTES + 1) if size > MAX_BYTES else handle.read()
     except OSError as error:
         return None, [
             Finding(relpath, 0, "file.unreadable", ERROR, f"cannot read: {error.strerror}")
