@@ -46,7 +46,8 @@ def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> Non
     assert clean.returncode == 0, clean.stderr
 
     alphabet = string.ascii_letters + string.digits
-    token = "gh" + "p_" + "".join(random.Random(39).choice(alphabet) for _ in range(36))
+    rng = random.Random(39)
+    token = "gh" + "p_" + "".join(rng.choice(alphabet) for _ in range(36))
     fact = host / ".agents/memory/semantic/orphan.md"
     fact.write_text(
         f"# Orphan\n\n- as_of: last week\n- source: guess\n\nCI uses {token}\n", encoding="utf-8"
