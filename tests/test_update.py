@@ -281,3 +281,15 @@ def test_upgrade_reports_a_clean_update(template: Path, dst: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "upgraded v1.0.0 -> v2.0.0" in result.stdout
     assert os.path.islink(dst / ".claude/skills/eco-mem")
+
+
+def test_switching_claude_code_off_removes_only_what_we_added(template: Path, dst: Path) -> None:
+    build_files(dst, {"CLAUDE.md": "# Claude\n\nKeep answers short.\n"})
+    installed(template, dst)
+    assert BEGIN in (dst / "CLAUDE.md").read_text()
+
+    update_project(dst, vcs_ref="v2.0.0", claude_code=False)
+
+    assert (dst / "CLAUDE.md").read_text() == "# Claude\n\nKeep answers short.\n"
+    assert not os.path.lexists(dst / ".claude/skills/eco-mem")
+    assert "claude_code: false" in (dst / ANSWERS).read_text()

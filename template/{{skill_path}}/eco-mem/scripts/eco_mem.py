@@ -116,8 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write or refresh the AGENTS.md / CLAUDE.md blocks",
         description=(
             "Append or replace the eco-mem block in AGENTS.md (and the @AGENTS.md import"
-            " in CLAUDE.md when Claude Code support is on). Text outside the markers is"
-            " never changed; malformed markers leave every file untouched. Exit 0 or 2."
+            " in CLAUDE.md when Claude Code support is on; with it off, the block and the"
+            " .claude/skills/eco-mem link go). Text outside the markers is never changed;"
+            " malformed markers leave every file untouched. Exit 0 or 2."
         ),
     )
     blocks_parser.add_argument("--root", help="repository root (default: this script's repo)")

@@ -36,25 +36,15 @@ def agents_block() -> list[str]:
 CLAUDE_BLOCK = ["@AGENTS.md"]
 
 
-def upsert_block(text: str, body: list[str], name: str) -> str:
-    """Return `text` with the eco-mem block holding `body`, appended or replaced in place."""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    lines = text.splitlines(keepends=True)
+def locate_block(lines: list[str], name: str) -> tuple[int, int] | None:
+    """(begin, end) line indexes of the one well-formed block, None if there is none."""
     begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
     ends = [i for i, line in enumerate(lines) if line.strip() == END]
-    block = [line + newline for line in [BEGIN, *body, END]]
     if not begins and not ends:
-        if not text:
-            return "".join(block)
-        separator = newline if text.endswith(("\n", "\r")) else newline * 2
-        return text + separator + "".join(block)
+        return None
     if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
         raise BlockError(_marker_problem(name, begins, ends))
-    start, stop = begins[0], ends[0]
-    # The end marker's own line ending is the host's: keep "no final newline" as it was.
-    if not lines[stop].endswith(("\n", "\r")):
-        block[-1] = block[-1].rstrip("\r\n")
-    return "".join(lines[:start] + block + lines[stop + 1 :])
+    return begins[0], ends[0]
 
 
 def _marker_problem(name: str, begins: list[int], ends: list[int]) -> str:
@@ -69,16 +59,35 @@ def _marker_problem(name: str, begins: list[int], ends: list[int]) -> str:
     return f"{name}:{ends[0] + 1}: '{END}' comes before '{BEGIN}'"
 
 
+def upsert_block(text: str, body: list[str], name: str) -> str:
+    """Return `text` with the eco-mem block holding `body`, appended or replaced in place."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+    block = [line + newline for line in [BEGIN, *body, END]]
+    found = locate_block(lines, name)
+    if found is None:
+        if not text:
+            return "".join(block)
+        separator = newline if text.endswith(("\n", "\r")) else newline * 2
+        return text + separator + "".join(block)
+    start, stop = found
+    # The end marker's own line ending is the host's: keep "no final newline" as it was.
+    if not lines[stop].endswith(("\n", "\r")):
+        block[-1] = block[-1].rstrip("\r\n")
+    return "".join(lines[:start] + block + lines[stop + 1 :])
+
+
 def remove_block(text: str, name: str) -> str:
     """Return `text` without the eco-mem block (used when Claude Code is switched off)."""
     lines = text.splitlines(keepends=True)
-    begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
-    ends = [i for i, line in enumerate(lines) if line.strip() == END]
-    if not begins and not ends:
+    found = locate_block(lines, name)
+    if found is None:
         return text
-    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
-        raise BlockError(_marker_problem(name, begins, ends))
-    return "".join(lines[: begins[0]] + lines[ends[0] + 1 :])
+    start, stop = found
+    # A block at the end was appended after a blank line of ours: take it too.
+    if stop == len(lines) - 1 and start > 0 and not lines[start - 1].strip():
+        start -= 1
+    return "".join(lines[:start] + lines[stop + 1 :])
 
 
 def _read(path: Path) -> str:
@@ -107,8 +116,7 @@ def claude_imports_agents(root: Path) -> bool:
         return True
     if agents.exists() and claude.exists() and os.path.samefile(claude, agents):
         return True
-    text = _read(claude)
-    outside = remove_block(text, "CLAUDE.md") if BEGIN in text or END in text else text
+    outside = remove_block(_read(claude), "CLAUDE.md")
     return any(line.strip() == "@AGENTS.md" for line in outside.splitlines())
 
 
@@ -129,4 +137,20 @@ def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[s
             plans.append((claude, old, upsert_block(old, CLAUDE_BLOCK, "CLAUDE.md")))
         elif not claude_code and old:
             plans.append((claude, old, remove_block(old, "CLAUDE.md")))
-    return [path.name for path, old, new in plans if _write_if_changed(path, old, new)]
+    changed = [path.name for path, old, new in plans if _write_if_changed(path, old, new)]
+    if not claude_code and _remove_claude_link(root):
+        changed.append(CLAUDE_LINK)
+    return changed
+
+
+CLAUDE_LINK = ".claude/skills/eco-mem"
+
+
+def _remove_claude_link(root: Path) -> bool:
+    """Drop the Claude Code link once it is switched off; Copier never deletes symlinks."""
+    link = root / CLAUDE_LINK
+    skill = (root / protocol.SKILL_DIR).resolve()
+    if link.is_symlink() and link.resolve() == skill:
+        link.unlink()
+        return True
+    return False

@@ -48,23 +48,19 @@ def check_semantic(drawer: Drawer, today) -> list[Finding]:
 
 def _check_fact(relpath: str, lines: list[str], today) -> list[Finding]:
     findings: list[Finding] = []
-    fields: dict[str, tuple[int, str]] = {}
+
+    def report(line: int, rule: str, message: str, severity: str = ERROR) -> None:
+        findings.append(Finding(relpath, line, rule, severity, message))
+
     headings = [number for number, line in enumerate(lines, 1) if line.startswith("# ")]
-    if len(headings) != 1:
-        message = (
-            "needs exactly one '# title' line"
-            if not headings
-            else "more than one '# title': one fact per file, split it"
+    if not headings:
+        report(1, "semantic.one-fact", "needs exactly one '# title' line")
+    elif len(headings) > 1:
+        report(
+            headings[1], "semantic.one-fact", "more than one '# title': one fact per file, split it"
         )
-        findings.append(
-            Finding(
-                relpath,
-                headings[1] if len(headings) > 1 else 1,
-                "semantic.one-fact",
-                ERROR,
-                message,
-            )
-        )
+
+    fields: dict[str, tuple[int, str]] = {}
     # One search over the whole fact decides whether any line needs the per-line look.
     has_relative_date = find_relative_date("\n".join(lines)) is not None
     for number, line in enumerate(lines, 1):
@@ -73,76 +69,64 @@ def _check_fact(relpath: str, lines: list[str], today) -> list[Finding]:
             relative = find_relative_date(line) if has_relative_date else None
             if relative:
                 message = f"relative date '{relative.group(0)}'; write the ISO date"
-                findings.append(
-                    Finding(relpath, number, "semantic.relative-date", WARNING, message)
-                )
+                report(number, "semantic.relative-date", message, WARNING)
             continue
         name, value = match.group(1), match.group(2)
         if name in fields:
             message = f"'{name}' appears twice (first on line {fields[name][0]}); one fact per file"
-            findings.append(Finding(relpath, number, "semantic.one-fact", ERROR, message))
-            continue
-        fields[name] = (number, value)
+            report(number, "semantic.one-fact", message)
+        else:
+            fields[name] = (number, value)
+
     for name in protocol.SEMANTIC_FIELDS:
-        if name not in fields or not fields[name][1]:
-            message = f"missing '- {name}:' field; see references/entry-shapes.md"
-            findings.append(
-                Finding(
-                    relpath, fields.get(name, (0,))[0], "semantic.field-missing", ERROR, message
-                )
+        number, value = fields.get(name, (0, ""))
+        if not value:
+            report(
+                number,
+                "semantic.field-missing",
+                f"missing '- {name}:' field; see references/entry-shapes.md",
             )
-    if "as_of" in fields and fields["as_of"][1]:
-        number, value = fields["as_of"]
-        when = parse_iso(value)
-        if find_relative_date(value):
-            findings.append(
-                Finding(
-                    relpath,
-                    number,
-                    "semantic.relative-date",
-                    ERROR,
-                    f"as_of '{value}' is relative; write the ISO date (YYYY-MM-DD)",
-                )
+        elif name == "as_of":
+            _check_as_of(number, value, today, report)
+        elif name == "source" and value not in protocol.SEMANTIC_SOURCES:
+            allowed = ", ".join(protocol.SEMANTIC_SOURCES)
+            report(
+                number,
+                "semantic.source",
+                f"source '{value}' must be one of {allowed}; unconfirmed means derived",
             )
-        elif when is None:
-            findings.append(
-                Finding(
-                    relpath,
-                    number,
-                    "semantic.as-of",
-                    ERROR,
-                    f"as_of '{value}' is not an ISO date (YYYY-MM-DD)",
-                )
-            )
-        elif when > today:
-            findings.append(
-                Finding(
-                    relpath,
-                    number,
-                    "semantic.as-of",
-                    ERROR,
-                    f"as_of {value} is in the future; use the date it was confirmed",
-                )
-            )
-    if "source" in fields and fields["source"][1]:
-        number, value = fields["source"]
-        if value not in protocol.SEMANTIC_SOURCES:
-            message = f"source '{value}' must be one of {', '.join(protocol.SEMANTIC_SOURCES)}; unconfirmed means derived"
-            findings.append(Finding(relpath, number, "semantic.source", ERROR, message))
-    if "expires" in fields and fields["expires"][1]:
-        number, value = fields["expires"]
-        until = None if value == "never" else parse_iso(value)
-        if value != "never" and until is None:
-            findings.append(
-                Finding(
-                    relpath,
-                    number,
-                    "semantic.expires",
-                    ERROR,
-                    f"expires '{value}' must be an ISO date or 'never'",
-                )
-            )
-        elif until is not None and until < today:
-            message = f"expired on {value}; re-confirm it (new as_of and expires) or delete it"
-            findings.append(Finding(relpath, number, "semantic.expired", ERROR, message))
+        elif name == "expires":
+            _check_expires(number, value, today, report)
     return findings
+
+
+def _check_as_of(number: int, value: str, today, report) -> None:
+    when = parse_iso(value)
+    if find_relative_date(value):
+        report(
+            number,
+            "semantic.relative-date",
+            f"as_of '{value}' is relative; write the ISO date (YYYY-MM-DD)",
+        )
+    elif when is None:
+        report(number, "semantic.as-of", f"as_of '{value}' is not an ISO date (YYYY-MM-DD)")
+    elif when > today:
+        report(
+            number,
+            "semantic.as-of",
+            f"as_of {value} is in the future; use the date it was confirmed",
+        )
+
+
+def _check_expires(number: int, value: str, today, report) -> None:
+    if value == "never":
+        return
+    until = parse_iso(value)
+    if until is None:
+        report(number, "semantic.expires", f"expires '{value}' must be an ISO date or 'never'")
+    elif until < today:
+        report(
+            number,
+            "semantic.expired",
+            f"expired on {value}; re-confirm it (new as_of and expires) or delete it",
+        )
