@@ -75,7 +75,6 @@ exit codes: 0 updated cleanly, 1 conflicts to resolve, 2 refused or failed.
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", help="repository root (default: the repo holding this script)")
     parser.add_argument("--json", action="store_true", help="print findings as JSON (schema below)")
     parser.add_argument(
         "--staged",
@@ -89,7 +88,6 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_upgrade_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", help="repository root (default: the repo holding this script)")
     parser.add_argument(
         "copier_args", nargs=argparse.REMAINDER, help="extra arguments for copier, after --"
     )
@@ -102,17 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 findings or conflicts, 2 usage or I/O error.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # Every command acts on one repository; they share how it is named.
+    rooted = argparse.ArgumentParser(add_help=False)
+    rooted.add_argument("--root", help="repository root (default: the repo holding this script)")
     add_verify_arguments(
         commands.add_parser(
             "verify",
+            parents=[rooted],
             help="check the memory store",
             description=VERIFY_DESCRIPTION,
             epilog=VERIFY_EPILOG,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
     )
-    blocks_parser = commands.add_parser(
+    commands.add_parser(
         "blocks",
+        parents=[rooted],
         help="write or refresh the AGENTS.md / CLAUDE.md blocks",
         description=(
             "Append or replace the eco-mem block in AGENTS.md (and the @AGENTS.md import"
@@ -121,10 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
             " malformed markers leave every file untouched. Exit 0 or 2."
         ),
     )
-    blocks_parser.add_argument("--root", help="repository root (default: this script's repo)")
     add_upgrade_arguments(
         commands.add_parser(
             "upgrade",
+            parents=[rooted],
             help="copier update with a conflict check",
             description=UPGRADE_DESCRIPTION,
             formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -132,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     migrate_parser = commands.add_parser(
         "catalog-migrate",
+        parents=[rooted],
         help="carry catalog rows across a release that reshapes a catalog (run by copier)",
         description=(
             "Used by the template's _migrations when a release changes a catalog header:"
@@ -140,7 +144,6 @@ def build_parser() -> argparse.ArgumentParser:
             " name. Exit 0 or 2."
         ),
     )
-    migrate_parser.add_argument("--root", help="repository root (default: this script's repo)")
     migrate_parser.add_argument("--stage", choices=("before", "after"), required=True)
     migrate_parser.add_argument(
         "--rename",
