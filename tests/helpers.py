@@ -79,7 +79,9 @@ def snapshot_template(repo: Path, tag: str, mutate: Callable[[Path], None] | Non
     return repo
 
 
-def copy_template(src: Path, dst: Path, vcs_ref: str | None = None, **data) -> None:
+def copy_template(
+    src: Path, dst: Path, vcs_ref: str | None = None, overwrite: bool = False, **data
+) -> None:
     copier.run_copy(
         str(src),
         dst,
@@ -88,6 +90,7 @@ def copy_template(src: Path, dst: Path, vcs_ref: str | None = None, **data) -> N
         unsafe=True,
         quiet=True,
         vcs_ref=vcs_ref,
+        overwrite=overwrite,
     )
 
 

@@ -219,7 +219,7 @@ def test_second_copy_changes_nothing(template_repo: Path, dst: Path) -> None:
     copy_template(template_repo, dst)
     commit_all(dst, "install eco-mem")
 
-    copy_template(template_repo, dst)  # defaults + overwrite of our own files
+    copy_template(template_repo, dst, overwrite=True)
     assert git(dst, "status", "--porcelain") == ""
     assert (dst / "AGENTS.md").read_text().count(BEGIN) == 1
 
