@@ -74,7 +74,7 @@ def _has_markers(path: Path) -> bool:
         return False
 
 
-def restore_missing_indexes(root: Path, copier: list[str], answers_file: Path) -> list[str]:
+def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, str]) -> list[str]:
     """Render the installed version into a scratch folder and copy back deleted INDEX files.
 
     Copier treats a template file the team deleted as a wish and does not
@@ -84,13 +84,19 @@ def restore_missing_indexes(root: Path, copier: list[str], answers_file: Path) -
     missing = [d for d in protocol.DRAWERS if not (memory / d / "INDEX.md").exists()]
     if not memory.is_dir() or not missing:
         return []
-    answers = read_answers(answers_file)
     data = [f"--data={key}={value}" for key, value in answers.items() if not key.startswith("_")]
     with tempfile.TemporaryDirectory(prefix="eco-mem-restore.") as scratch:
         command = [*copier, "copy", "--trust", "--defaults", "--skip-tasks", "--quiet"]
         command += ["--vcs-ref", answers.get("_commit", "HEAD"), *data]
         command += [answers["_src_path"], scratch]
-        if subprocess.run(command, capture_output=True, text=True).returncode != 0:
+        render = subprocess.run(command, capture_output=True, text=True)
+        if render.returncode != 0:
+            # Say so: a missing INDEX must not hide behind a clean-looking upgrade.
+            reason = (render.stderr.strip().splitlines() or ["copier copy failed"])[-1]
+            print(
+                f"eco_mem.py upgrade: could not restore deleted INDEX files: {reason}",
+                file=sys.stderr,
+            )
             return []
         restored = []
         for drawer in missing:
@@ -130,9 +136,10 @@ def run(root: Path, args) -> int:
     extra = [arg for arg in args.copier_args if arg != "--"]
     command = [*copier, "update", "--trust", "-a", protocol.ANSWERS_FILE, *extra]
     update = subprocess.run(command, cwd=root)
-    after = read_answers(answers_file).get("_commit", "?")
+    answers = read_answers(answers_file)  # as the update left them
+    after = answers.get("_commit", "?")
 
-    restored = restore_missing_indexes(root, copier, answers_file)
+    restored = restore_missing_indexes(root, copier, answers)
     # Refresh the blocks with the script the update just installed.
     script = root / protocol.SKILL_DIR / "scripts" / "eco_mem.py"
     if script.is_file():
