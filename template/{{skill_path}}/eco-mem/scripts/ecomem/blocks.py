@@ -1,8 +1,7 @@
 """Keep eco-mem's marked blocks in AGENTS.md and CLAUDE.md current.
 
-Only the lines from the begin marker to the end marker belong to eco-mem.
-Every byte outside them is the host's and is written back exactly as read.
-A file whose markers are malformed is reported and left untouched.
+The block text lives here; how a block is found, replaced or removed while
+every host byte around it survives lives in markers.py.
 """
 
 from __future__ import annotations
@@ -11,13 +10,9 @@ import os
 from pathlib import Path
 
 from . import protocol
+from .markers import BlockError, remove_block, upsert_block
 
-BEGIN = "<!-- eco-mem:begin -->"
-END = "<!-- eco-mem:end -->"
-
-
-class BlockError(Exception):
-    """A file cannot take the block safely; the message names file and line."""
+MARKDOWN_MARKERS = ("<!-- eco-mem:begin -->", "<!-- eco-mem:end -->")
 
 
 def agents_block() -> list[str]:
@@ -34,60 +29,6 @@ def agents_block() -> list[str]:
 
 
 CLAUDE_BLOCK = ["@AGENTS.md"]
-
-
-def locate_block(lines: list[str], name: str) -> tuple[int, int] | None:
-    """(begin, end) line indexes of the one well-formed block, None if there is none."""
-    begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
-    ends = [i for i, line in enumerate(lines) if line.strip() == END]
-    if not begins and not ends:
-        return None
-    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
-        raise BlockError(_marker_problem(name, begins, ends))
-    return begins[0], ends[0]
-
-
-def _marker_problem(name: str, begins: list[int], ends: list[int]) -> str:
-    if len(begins) > 1:
-        return f"{name}:{begins[1] + 1}: a second '{BEGIN}' marker; keep one block"
-    if len(ends) > 1:
-        return f"{name}:{ends[1] + 1}: a second '{END}' marker; keep one block"
-    if not ends:
-        return f"{name}:{begins[0] + 1}: '{BEGIN}' has no matching '{END}'"
-    if not begins:
-        return f"{name}:{ends[0] + 1}: '{END}' has no '{BEGIN}' before it"
-    return f"{name}:{ends[0] + 1}: '{END}' comes before '{BEGIN}'"
-
-
-def upsert_block(text: str, body: list[str], name: str) -> str:
-    """Return `text` with the eco-mem block holding `body`, appended or replaced in place."""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    lines = text.splitlines(keepends=True)
-    block = [line + newline for line in [BEGIN, *body, END]]
-    found = locate_block(lines, name)
-    if found is None:
-        if not text:
-            return "".join(block)
-        separator = newline if text.endswith(("\n", "\r")) else newline * 2
-        return text + separator + "".join(block)
-    start, stop = found
-    # The end marker's own line ending is the host's: keep "no final newline" as it was.
-    if not lines[stop].endswith(("\n", "\r")):
-        block[-1] = block[-1].rstrip("\r\n")
-    return "".join(lines[:start] + block + lines[stop + 1 :])
-
-
-def remove_block(text: str, name: str) -> str:
-    """Return `text` without the eco-mem block (used when Claude Code is switched off)."""
-    lines = text.splitlines(keepends=True)
-    found = locate_block(lines, name)
-    if found is None:
-        return text
-    start, stop = found
-    # A block at the end was appended after a blank line of ours: take it too.
-    if stop == len(lines) - 1 and start > 0 and not lines[start - 1].strip():
-        start -= 1
-    return "".join(lines[:start] + lines[stop + 1 :])
 
 
 def _read(path: Path) -> str:
@@ -116,7 +57,7 @@ def claude_imports_agents(root: Path) -> bool:
         return True
     if agents.exists() and claude.exists() and os.path.samefile(claude, agents):
         return True
-    outside = remove_block(_read(claude), "CLAUDE.md")
+    outside = remove_block(_read(claude), "CLAUDE.md", MARKDOWN_MARKERS)
     return any(line.strip() == "@AGENTS.md" for line in outside.splitlines())
 
 
@@ -130,13 +71,15 @@ def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[s
     claude = root / "CLAUDE.md"
     plans: list[tuple[Path, str, str]] = []
     old = _read(agents)
-    plans.append((agents, old, upsert_block(old, agents_block(), "AGENTS.md")))
+    plans.append((agents, old, upsert_block(old, agents_block(), "AGENTS.md", MARKDOWN_MARKERS)))
     if not claude.is_symlink():
         old = _read(claude)
         if claude_code and not claude_imports_agents(root):
-            plans.append((claude, old, upsert_block(old, CLAUDE_BLOCK, "CLAUDE.md")))
+            plans.append(
+                (claude, old, upsert_block(old, CLAUDE_BLOCK, "CLAUDE.md", MARKDOWN_MARKERS))
+            )
         elif not claude_code and old:
-            plans.append((claude, old, remove_block(old, "CLAUDE.md")))
+            plans.append((claude, old, remove_block(old, "CLAUDE.md", MARKDOWN_MARKERS)))
     changed = [path.name for path, old, new in plans if _write_if_changed(path, old, new)]
     if not claude_code and _remove_claude_link(root):
         changed.append(CLAUDE_LINK)
