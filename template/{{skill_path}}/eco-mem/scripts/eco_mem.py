@@ -3,6 +3,7 @@
 
   verify    check the memory store: catalogs vs files, caps, fields, write gate
   blocks    write or refresh the eco-mem blocks in AGENTS.md and CLAUDE.md
+  track     keep git from ignoring the skill and the memory (a block in .gitignore)
   upgrade   run `copier update` for eco-mem and refuse to report success over conflicts
   catalog-migrate   (run by copier migrations) carry catalog rows across a header change
 
@@ -74,6 +75,18 @@ exit codes: 0 updated cleanly, 1 conflicts to resolve, 2 refused or failed.
 """
 
 
+TRACK_DESCRIPTION = """\
+Ask git which files of the skill and the memory drawers (including entries
+not written yet) its ignore rules would hide, and re-include them in a marked
+block at the end of the root .gitignore. The host's own lines are never
+changed; the block goes away once nothing needs it; desks stay ignored.
+Outside a git work tree there is nothing to do.
+
+exit codes: 0 nothing hidden now, 1 a nested .gitignore hides files (the
+lines to add are printed), 2 usage or I/O error.
+"""
+
+
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print findings as JSON (schema below)")
     parser.add_argument(
@@ -123,6 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
             " .claude/skills/eco-mem link go). Text outside the markers is never changed;"
             " malformed markers leave every file untouched. Exit 0 or 2."
         ),
+    )
+    commands.add_parser(
+        "track",
+        parents=[rooted],
+        help="make sure git tracks the skill and every memory entry",
+        description=TRACK_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_upgrade_arguments(
         commands.add_parser(
@@ -177,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         print("updated: " + ", ".join(changed) if changed else "blocks already current")
         return EXIT_OK
+    if args.command == "track":
+        return run_track(root)
     if args.command == "catalog-migrate":
         import subprocess
 
@@ -199,6 +221,26 @@ def main(argv: list[str] | None = None) -> int:
     from ecomem import upgrade
 
     return upgrade.run(root, args)
+
+
+def run_track(root: Path) -> int:
+    from ecomem import tracking
+    from ecomem.markers import BlockError
+
+    try:
+        rules = tracking.track(root)
+    except tracking.NotAWorkTree:
+        print("not a git work tree; nothing to keep tracked")
+        return EXIT_OK
+    except tracking.TrackError as error:
+        print(f"eco_mem.py track: {error}", file=sys.stderr)
+        return EXIT_FINDINGS
+    except (BlockError, OSError, UnicodeDecodeError) as error:
+        print(f"eco_mem.py track: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if rules:
+        print(f"{tracking.GITIGNORE}: {len(rules)} re-include rule(s) keep eco-mem in git")
+    return EXIT_OK
 
 
 if __name__ == "__main__":
