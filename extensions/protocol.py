@@ -11,10 +11,8 @@ rules for a valid answer live in Python instead of in long Jinja expressions.
 from __future__ import annotations
 
 import posixpath
-from pathlib import Path
 from pprint import pformat
 
-import yaml
 from jinja2 import Environment
 from jinja2.ext import Extension
 
@@ -106,17 +104,6 @@ def python_literal(value: object) -> str:
     return pformat(value, width=88, sort_dicts=False)
 
 
-def installed_skill_dir(copier_conf) -> str:
-    """The skill folder recorded in the host's answers file.
-
-    Before-migrations run before Copier has loaded any answers, yet they must
-    call the script that is installed now; its path comes from the answers file.
-    """
-    answers_file = Path(copier_conf["dst_path"]) / copier_conf["answers_file"]
-    answers = yaml.safe_load(answers_file.read_text(encoding="utf-8"))
-    return f"{answers['skill_path']}/eco-mem"
-
-
 class ProtocolExtension(Extension):
     """Expose the protocol and the path helpers to every template."""
 
@@ -128,4 +115,3 @@ class ProtocolExtension(Extension):
         environment.filters["relpath"] = relpath
         environment.filters["python_literal"] = python_literal
         environment.filters["code_list"] = code_list
-        environment.filters["installed_skill_dir"] = installed_skill_dir

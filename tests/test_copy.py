@@ -185,17 +185,17 @@ def test_github_actions_workflow_runs_verify(template_repo: Path, dst: Path) -> 
 
 
 INVALID_ANSWERS = [
-    ({"skill_path": "/abs/skills"}, "skill_path must be relative to the repository root"),
-    ({"skill_path": "a/../skills"}, "skill_path must not contain empty, '.' or '..' segments"),
+    ({"skill_path": "/abs/skills"}, "skill_path: must be relative to the repository root"),
+    ({"skill_path": "a/../skills"}, "skill_path: must not contain empty, '.' or '..' segments"),
     ({"skill_path": "..\\skills"}, "skill_path use forward slashes"),
-    ({"skill_path": ""}, "skill_path must not be empty"),
-    ({"skill_path": ".agents/skills/"}, "skill_path drop the trailing slash"),
-    ({"memory_path": "   "}, "memory_path must not be empty"),
-    ({"memory_path": ".git/memory"}, "memory_path must not be inside .git/"),
-    ({"skill_path": ".git"}, "skill_path must not be inside .git/"),
-    ({"memory_path": ".agents/skills/memory"}, "memory_path must not contain or sit inside"),
-    ({"skill_path": "x/skills", "memory_path": "x"}, "memory_path must not contain or sit inside"),
-    ({"memory_path": " notes"}, "memory_path must not start or end with spaces"),
+    ({"skill_path": ""}, "skill_path: must not be empty"),
+    ({"skill_path": ".agents/skills/"}, "skill_path: drop the trailing slash"),
+    ({"memory_path": "   "}, "memory_path: must not be empty"),
+    ({"memory_path": ".git/memory"}, "memory_path: must not be inside .git/"),
+    ({"skill_path": ".git"}, "skill_path: must not be inside .git/"),
+    ({"memory_path": ".agents/skills/memory"}, "memory_path: must not contain or sit inside"),
+    ({"skill_path": "x/skills", "memory_path": "x"}, "memory_path: must not contain or sit inside"),
+    ({"memory_path": " notes"}, "memory_path: must not start or end with spaces"),
     ({"ci": "jenkins"}, "Invalid choice for 'ci'"),
 ]
 

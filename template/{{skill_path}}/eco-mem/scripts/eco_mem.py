@@ -61,7 +61,8 @@ exit codes:
   {"version": 1, "root": str, "memory": str, "ok": bool,
    "counts": {"error": int, "warning": int},
    "findings": [{"path": str, "line": int, "rule": str,
-                 "severity": "error"|"warning", "message": str}]}
+                 "severity": "error"|"warning", "message": str}],
+   "notes": [str]}   # rules that could not run here, and why
   line is 1-based, 0 when the finding is about a whole file.
 """
 

@@ -18,6 +18,7 @@ from collections import namedtuple
 from pathlib import Path
 
 from . import protocol
+from .findings import ERROR, Finding
 from .markers import remove_block, upsert_block
 
 GITIGNORE = ".gitignore"
@@ -128,6 +129,26 @@ def ask_git(root: Path, paths: list[str]) -> dict[str, Hide]:
     return hidden
 
 
+def hidden_findings(root: Path) -> list[Finding]:
+    """verify's `git.ignored` rule: one error per kept path that git would not commit.
+
+    Raises NotAWorkTree outside a git work tree, where the rule cannot apply.
+    """
+    future = dict.fromkeys(future_entries())
+    findings = []
+    for path, hide in sorted(ask_git(root, paths_to_keep(root)).items()):
+        if path in future:
+            where, what = path.rpartition("/")[0], "new entries written here"
+        else:
+            where, what = path, "this path"
+        message = (
+            f"{what} would never reach a commit: git ignores it by {hide};"
+            f" run `{TRACK_COMMAND}`, or change that rule"
+        )
+        findings.append(Finding(where, 0, "git.ignored", ERROR, message))
+    return findings
+
+
 def _prefixes(path: str) -> list[str]:
     parts = path.split("/")
     return ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
@@ -162,12 +183,13 @@ def _escape(path: str) -> str:
     return path[:-1] + "\\ " if path.endswith(" ") else path
 
 
-def reinclude_rules(root: Path, prefix: str, base: str = "") -> list[str]:
+def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False) -> list[str]:
     """Rules that re-include `prefix` and nothing of the host's beside it.
 
     A re-included folder above our own gets `/folder/*` right after it, so its
-    other children stay as ignored as they were. Patterns are anchored at the
-    folder of the ignore file they go into (`base`, repo-relative).
+    other children stay as ignored as they were. `whole` re-includes all of a
+    folder we own at once, for advice we cannot try out. Patterns are anchored
+    at the folder of the ignore file they go into (`base`, repo-relative).
     """
     anchored = prefix[len(base) + 1 :] if base else prefix
     target = root / prefix
@@ -175,6 +197,8 @@ def reinclude_rules(root: Path, prefix: str, base: str = "") -> list[str]:
         rules = [f"!/{_escape(anchored)}/"]
         if not _owned(prefix):
             rules.append(f"/{_escape(anchored)}/*")
+        elif whole:
+            rules.append(f"!/{_escape(anchored)}/**")
         return rules
     parent, _, name = prefix.rpartition("/")
     if parent in {f"{protocol.MEMORY_DIR}/{drawer}" for drawer in DURABLE} and name.endswith(".md"):
@@ -276,8 +300,7 @@ def _rules_down_to(root: Path, prefix: str, path: str, base: str) -> list[str]:
     rules: list[str] = []
     steps = _prefixes(path)
     for step in steps[steps.index(prefix) :]:
-        added = reinclude_rules(root, step, base)
-        rules += added
-        if len(added) < 2:  # no `/folder/*` re-exclusion, so nothing deeper is hidden by us
+        rules += reinclude_rules(root, step, base, whole=True)
+        if _owned(step) or not (root / step).is_dir():
             break
     return rules

@@ -8,7 +8,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from . import injection, protocol, secret_shapes, transcripts
+from . import injection, protocol, secret_shapes, tracking, transcripts
 from .caps import check_caps
 from .dates import parse_iso
 from .drift import check_drift
@@ -22,11 +22,19 @@ from .store import Store, load_store
 CONTENT_RULES = (secret_shapes.scan, transcripts.scan, injection.scan)
 
 
-def collect(root: Path, today: date, staged: bool = False) -> list[Finding]:
+def collect(
+    root: Path, today: date, staged: bool = False, notes: list[str] | None = None
+) -> list[Finding]:
+    """Every finding for the store under `root`; rules that could not run add to `notes`."""
     store, findings = load_store(root)
     if store.drawers:
         findings += _check_store(store, today)
         findings += check_git(store, staged)
+        try:
+            findings += tracking.hidden_findings(root)
+        except tracking.NotAWorkTree as why:
+            if notes is not None:
+                notes.append(f"git.ignored skipped: not a git work tree ({why})")
     return sorted(set(findings))
 
 
@@ -54,8 +62,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
             print(f"eco_mem.py verify: --today {args.today!r} is not YYYY-MM-DD", file=sys.stderr)
             return 2
         today = parsed
+    notes: list[str] = []
     try:
-        findings = collect(root, today, staged=args.staged)
+        findings = collect(root, today, staged=args.staged, notes=notes)
     except OSError as error:
         print(f"eco_mem.py verify: {error}", file=sys.stderr)
         return 2
@@ -71,11 +80,14 @@ def run(root: Path, args: argparse.Namespace) -> int:
             "ok": failing == 0,
             "counts": counts,
             "findings": [finding.as_dict() for finding in findings],
+            "notes": notes,
         }
         print(json.dumps(report, indent=2))
     else:
         for finding in findings:
             print(finding.as_text())
+        for note in notes:
+            print(f"eco-mem verify: note: {note}", file=sys.stderr)
         verdict = (
             "clean" if not findings else f"{counts[ERROR]} error(s), {counts[WARNING]} warning(s)"
         )

@@ -1,0 +1,78 @@
+"""What the answers file records, and what an existing install allows.
+
+Copier writes `_src_path` exactly as typed. A relative local path such as
+`.` means "the template" only from the folder the copy ran in; `copier
+update` later resolves it from the host repository and fails. The
+`findable_source` filter records such a path as an absolute one instead.
+
+A second `copier copy` does not read our answers file (Copier looks for
+`.copier-answers.yml` unless told otherwise), so it cannot know the paths
+of the install it would overwrite. Rendering the skill at another path over
+an existing one crashes deep inside Copier; `install_move_problem` refuses it
+first, while answers are validated and before any file is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import yaml
+from jinja2 import Environment
+from jinja2.ext import Extension
+
+# Anything with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
+REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
+
+
+def findable_source(answers: dict) -> dict:
+    """The answers with a relative local `_src_path` made absolute."""
+    source = str(answers.get("_src_path", ""))
+    if not source or REMOTE.match(source) or os.path.isabs(source):
+        return answers
+    local = Path(source).expanduser()
+    if not local.exists():
+        return answers
+    return {**answers, "_src_path": str(local.resolve())}
+
+
+def recorded_answers(copier_conf) -> dict:
+    """The host's eco-mem answers file as it is on disk, {} when there is none."""
+    answers_file = Path(copier_conf["dst_path"]) / copier_conf["answers_file"]
+    if not answers_file.is_file():
+        return {}
+    return yaml.safe_load(answers_file.read_text(encoding="utf-8")) or {}
+
+
+def installed_skill_dir(copier_conf) -> str:
+    """The skill folder recorded in the host's answers file.
+
+    Before-migrations run before Copier has loaded any answers, yet they must
+    call the script that is installed now; its path comes from the answers file.
+    """
+    return f"{recorded_answers(copier_conf)['skill_path']}/eco-mem"
+
+
+def install_move_problem(copier_conf, name: str, value: str, operation: str) -> str:
+    """Why a copy may not put `name` at `value`, or "" when it may."""
+    if operation != "copy":
+        return ""  # an update moves files with the diff it applies
+    recorded = recorded_answers(copier_conf).get(name)
+    if recorded is None or recorded == value:
+        return ""
+    return (
+        f"eco-mem is already installed here with {name}={recorded}; a copy cannot move it."
+        f" Keep {recorded}, or move the install as README 'Move an install' says"
+        f" (git mv, then eco_mem.py upgrade --data {name}={value})"
+    )
+
+
+class AnswersExtension(Extension):
+    """Expose the answers helpers to copier.yml and the answers file template."""
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        environment.filters["findable_source"] = findable_source
+        environment.filters["installed_skill_dir"] = installed_skill_dir
+        environment.filters["install_move_problem"] = install_move_problem
