@@ -7,9 +7,12 @@ update` later resolves it from the host repository and fails. The
 
 A second `copier copy` does not read our answers file (Copier looks for
 `.copier-answers.yml` unless told otherwise), so it cannot know the paths
-of the install it would overwrite. Rendering the skill at another path over
-an existing one crashes deep inside Copier; `install_move_problem` refuses it
-first, while answers are validated and before any file is written.
+of the install it would overwrite, and rendering the skill at another path
+over an existing one crashes deep inside Copier. `install_move_problem`
+refuses any answer that moves an install, while answers are validated and
+before a file is written. Moving is a documented recipe instead (README,
+"Move an install"): the team's entries have to move with the drawers, which
+no render can do.
 """
 
 from __future__ import annotations
@@ -54,17 +57,14 @@ def installed_skill_dir(copier_conf) -> str:
     return f"{recorded_answers(copier_conf)['skill_path']}/eco-mem"
 
 
-def install_move_problem(copier_conf, name: str, value: str, operation: str) -> str:
-    """Why a copy may not put `name` at `value`, or "" when it may."""
-    if operation != "copy":
-        return ""  # an update moves files with the diff it applies
+def install_move_problem(copier_conf, name: str, value: str) -> str:
+    """Why `name` may not be `value` in this destination, or "" when it may."""
     recorded = recorded_answers(copier_conf).get(name)
     if recorded is None or recorded == value:
         return ""
     return (
-        f"eco-mem is already installed here with {name}={recorded}; a copy cannot move it."
-        f" Keep {recorded}, or move the install as README 'Move an install' says"
-        f" (git mv, then eco_mem.py upgrade --data {name}={value})"
+        f"eco-mem is installed here with {name}={recorded}; keep that, or move the"
+        f" install with the recipe in README 'Move an install' and then run eco_mem.py upgrade"
     )
 
 
