@@ -108,10 +108,11 @@ def update_project(dst: Path, vcs_ref: str | None = None, **data) -> None:
 
 
 def run_script(root: Path, *args: str, skill: str = SKILL) -> subprocess.CompletedProcess:
-    """Run the rendered eco_mem.py as a user would."""
+    """Run the rendered eco_mem.py as a user would, without a terminal (as in CI)."""
     return subprocess.run(
         [sys.executable, str(root / skill / "scripts/eco_mem.py"), *args],
         cwd=root,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
     )
