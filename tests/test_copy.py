@@ -187,7 +187,7 @@ def test_github_actions_workflow_runs_verify(template_repo: Path, dst: Path) -> 
 INVALID_ANSWERS = [
     ({"skill_path": "/abs/skills"}, "skill_path: must be relative to the repository root"),
     ({"skill_path": "a/../skills"}, "skill_path: must not contain empty, '.' or '..' segments"),
-    ({"skill_path": "..\\skills"}, "skill_path use forward slashes"),
+    ({"skill_path": "..\\skills"}, "skill_path: use forward slashes"),
     ({"skill_path": ""}, "skill_path: must not be empty"),
     ({"skill_path": ".agents/skills/"}, "skill_path: drop the trailing slash"),
     ({"memory_path": "   "}, "memory_path: must not be empty"),
