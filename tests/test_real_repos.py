@@ -317,3 +317,30 @@ def test_recopy_with_other_paths_is_refused_before_writing(
     ):
         copy_template(template_repo, host)
     assert git(host, "status", "--porcelain") == ""
+
+
+def test_the_readme_recipe_moves_an_install_with_its_memory(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    host = init_repo(tmp_path / "host")
+    copy_template(template_repo, host, skill_path=".claude/skills", memory_path="docs/memory")
+    entry = write_fact(host, "docs/memory")
+    commit_all(host, "install and remember")
+    rows = (host / "docs/memory/semantic/INDEX.md").read_bytes()
+
+    (host / ".agents").mkdir()
+    git(host, "mv", "docs/memory", ".agents/memory")
+    git(host, "rm", "-rq", ".claude/skills/eco-mem")
+    replace_in(host / ANSWERS, "skill_path: .claude/skills", "skill_path: .agents/skills")
+    replace_in(host / ANSWERS, "memory_path: docs/memory", "memory_path: .agents/memory")
+    commit_all(host, "Move eco-mem")
+    recopy = [sys.executable, "-m", "copier", "recopy", "--trust", "--defaults", "--overwrite"]
+    recopy += ["-a", ANSWERS, "--skip", ".agents/memory/*/INDEX.md"]
+    done = subprocess.run(recopy, cwd=host, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+    assert (host / ".agents/memory/semantic/INDEX.md").read_bytes() == rows
+    assert (host / entry.replace("docs/memory", ".agents/memory")).read_text() == FACT
+    assert "`.agents/memory/`" in (host / "AGENTS.md").read_text()
+    assert (host / ".claude/skills/eco-mem").resolve() == (host / ".agents/skills/eco-mem")
+    assert run_script(host, "verify", "--today", "2026-11-30").returncode == 0
