@@ -115,7 +115,6 @@ def _opened_in_traces(root: Path, memory: str, traces: list[Trace]):
                         file
                         for file in planted
                         if _under(root / file, path)
-                        and access.markdown
                         and (access.hidden or not _hidden_between(path, root / file))
                     ]
                     if swept:

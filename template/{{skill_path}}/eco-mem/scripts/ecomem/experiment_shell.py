@@ -13,9 +13,9 @@ import os
 import shlex
 from collections import namedtuple
 
-# kind: "read" (path is a file the command reads), "search" (every file under path is
-# read, subject to the filters), "list" (names seen, contents not read).
-Access = namedtuple("Access", "kind path cwd hidden markdown")
+# kind: "read" (path is a file the command reads), "search" (every markdown file under
+# path is read; hidden: including those in hidden folders), "list" (names seen, not read).
+Access = namedtuple("Access", "kind path cwd hidden")
 
 SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
 READERS = {
@@ -26,6 +26,7 @@ READERS = {
 SEARCHERS = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep"}
 LISTERS = {"ls", "tree", "find", "fd", "exa", "eza", "stat", "du"}
 WRAPPERS = {"sudo", "command", "time", "nice", "nohup", "env", "builtin", "exec"}
+KEYWORDS = {"do", "then", "else", "elif", "if", "while", "until", "!", "{"}  # `do cat x`
 SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "|&", ";;"}
 # Search options whose value is the next token.
 VALUE_OPTIONS = {
@@ -84,7 +85,7 @@ def accesses(script: str, cwd: str | None) -> list[Access]:
         for command in pipeline:
             program, args = _program(command)
             args, redirected = _redirections(args)
-            found.extend(Access("read", path, cwd, True, True) for path in redirected)
+            found.extend(Access("read", path, cwd, True) for path in redirected)
             if program == "cd":
                 cwd = _cd(cwd, args)
             elif program in SEARCHERS:
@@ -93,10 +94,10 @@ def accesses(script: str, cwd: str | None) -> list[Access]:
                 found.extend(_find(args, cwd, feeds_reader))
             elif program in LISTERS:
                 paths = [arg for arg in args if not arg.startswith("-")] or ["."]
-                found.extend(Access("list", path, cwd, True, True) for path in paths)
+                found.extend(Access("list", path, cwd, True) for path in paths)
             elif program in READERS:
                 found.extend(
-                    Access("read", arg, cwd, True, True) for arg in args if not arg.startswith("-")
+                    Access("read", arg, cwd, True) for arg in args if not arg.startswith("-")
                 )
     return found
 
@@ -110,7 +111,9 @@ def _program(command: list[str]) -> tuple[str, list[str]]:
     """The program a simple command runs, past `VAR=x`, sudo, env and xargs."""
     index = 0
     while index < len(command) and (
-        _is_assignment(command[index]) or command[index] in WRAPPERS or command[index] == "xargs"
+        _is_assignment(command[index])
+        or command[index] in WRAPPERS | KEYWORDS
+        or command[index] == "xargs"
     ):
         index += 1
         if command[index - 1] == "xargs":  # xargs options come before its program
@@ -189,9 +192,10 @@ def _search(program: str, args: list[str], cwd: str | None) -> list[Access]:
     paths = positional if pattern_given else positional[1:]
     if not paths:
         paths = ["."] if recursive else []
-    markdown = _covers_markdown(includes, types)
+    if not _covers_markdown(includes, types):
+        return []  # `rg -g '*.py'` never opens a memory file
     kind = "search" if recursive else "read"
-    return [Access(kind, path, cwd, hidden, markdown) for path in paths]
+    return [Access(kind, path, cwd, hidden) for path in paths]
 
 
 def _covers_markdown(includes: list[str], types: list[str]) -> bool:
@@ -220,4 +224,4 @@ def _find(args: list[str], cwd: str | None, feeds_reader: bool) -> list[Access]:
         and os.path.basename(args[index + 1]) in READERS | SEARCHERS
         for index, arg in enumerate(args)
     )
-    return [Access("search" if reads else "list", root, cwd, True, True) for root in roots]
+    return [Access("search" if reads else "list", root, cwd, True) for root in roots]

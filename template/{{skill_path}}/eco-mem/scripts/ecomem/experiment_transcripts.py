@@ -68,7 +68,7 @@ def _path_list(lines: list[str]) -> Trace:
     for line in lines:
         entry = line.strip()
         if entry and not entry.startswith("#"):
-            trace.accesses.append(Access("read", entry, None, True, True))
+            trace.accesses.append(Access("read", entry, None, True))
     return trace
 
 
@@ -104,7 +104,7 @@ def _claude_tool(trace: Trace, name: str, given: dict, cwd: str | None) -> None:
     if name in ("Read", "NotebookRead", "Edit", "MultiEdit", "NotebookEdit"):
         path = given.get("file_path") or given.get("notebook_path")
         if path:
-            trace.accesses.append(Access("read", str(path), cwd, True, True))
+            trace.accesses.append(Access("read", str(path), cwd, True))
     elif name == "Bash" and given.get("command"):
         trace.accesses.extend(accesses(str(given["command"]), cwd))
     elif name == "Grep":
@@ -116,7 +116,7 @@ def _claude_tool(trace: Trace, name: str, given: dict, cwd: str | None) -> None:
             args[:0] = ["-t", str(given["type"])]
         trace.accesses.extend(accesses("rg --hidden " + " ".join(_quote(a) for a in args), cwd))
     elif name in ("Glob", "LS"):
-        trace.accesses.append(Access("list", str(given.get("path") or "."), cwd, True, True))
+        trace.accesses.append(Access("list", str(given.get("path") or "."), cwd, True))
 
 
 def _quote(word: str) -> str:
