@@ -76,6 +76,7 @@ def mount_options(path: Path) -> str:
 def reset(root: Path, relpaths: list[str]) -> dict:
     """Give every file an access time a read will move, keeping git from reading them."""
     import subprocess  # only plant needs it; verify imports this module on every run
+
     mtime_ns = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000
     atime_ns = mtime_ns - 2 * DAY_NS  # older than mtime, and older than relatime's day
     for relpath in relpaths:

@@ -115,7 +115,17 @@ def _plant_in_clone(clone: Path, kind: str, head: str) -> dict:
     _check_verify(clone)
     env = {**os.environ, **IDENTITY, "GIT_AUTHOR_DATE": committed, "GIT_COMMITTER_DATE": committed}
     _git(clone, "add", "--", memory)
-    _git(clone, "-c", "commit.gpgsign=false", "commit", "--quiet", "-m", COMMIT_MESSAGE, env=env)
+    _git(
+        clone,
+        "-c",
+        "commit.gpgsign=false",
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "-m",
+        COMMIT_MESSAGE,
+        env=env,
+    )
     key["planted_head"] = _git(clone, "rev-parse", "HEAD")
     key["atime"] = experiment_atime.reset(clone, experiment_atime.memory_files(clone, memory))
     experiment_key.save(clone, key)
