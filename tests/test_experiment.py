@@ -145,14 +145,33 @@ def test_claude_recall_evidence_names_every_file_and_the_sweep(
 ) -> None:
     clone = tmp_path / "clone"
     plant(source, "recall", clone)
-    transcript = instantiate(
-        TRANSCRIPTS / "claude-code/recall-fail.jsonl", clone, tmp_path / "t.jsonl"
-    )
+    fixture = TRANSCRIPTS / "claude-code/recall-fail.jsonl"
+    transcript = instantiate(fixture, clone, tmp_path / "t.jsonl")
     code, verdict = score(clone, transcript)
     assert code == 1
-    # The Grep over the repository reads hidden folders too: every memory file counts.
+    # A Grep pointed into the drawer reads all of it: 20 facts and the INDEX.
     assert len(verdict["other_entries"]) == 19
-    assert any("a search over . read" in line for line in verdict["evidence"])
+    assert "a search over .agents/memory/semantic read 21 memory file(s)" in verdict["evidence"]
+
+
+def test_claude_grep_over_the_repository_counts_the_files_it_names(
+    source: Path, tmp_path: Path
+) -> None:
+    """Grep skips hidden folders such as .agents/ by default; what its result names was read."""
+    clone = tmp_path / "clone"
+    plant(source, "recall", clone)
+    fixture = TRANSCRIPTS / "claude-code/recall-fail.jsonl"
+    first_grep = fixture.read_text(encoding="utf-8").splitlines()[:3]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(first_grep).replace("@ROOT@", str(clone)) + "\n")
+    code, verdict = score(clone, transcript)
+    assert code == 1
+    semantic = f"{MEMORY}/semantic"
+    assert verdict["opened"] == [
+        f"{semantic}/INDEX.md",
+        f"{semantic}/dev-postgres-port.md",
+        f"{semantic}/dev-redis-port.md",
+    ]
 
 
 def test_transcript_recorded_elsewhere_still_maps_into_the_clone(

@@ -82,7 +82,8 @@ def add_parser(commands, rooted: argparse.ArgumentParser) -> None:
 def run(root: Path, args: argparse.Namespace) -> int:
     if args.action == "plant":
         return _plant(root, args)
-    return _score(Path(args.dir), args)
+    # Absolute, so paths in a transcript compare with it however DIR was typed.
+    return _score(Path(args.dir).resolve(), args)
 
 
 def _plant(root: Path, args: argparse.Namespace) -> int:

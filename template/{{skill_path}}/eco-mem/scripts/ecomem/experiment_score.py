@@ -109,6 +109,8 @@ def _opened_in_traces(root: Path, memory: str, traces: list[Trace]):
             for path in _local_paths(root, memory, trace.root, access.cwd, access.path):
                 relpath = path.relative_to(root).as_posix() if _under(path, root) else None
                 if access.kind == "list":
+                    if relpath and _under(path, root / memory):
+                        notes.append(f"listed {relpath} (names only, not counted)")
                     continue
                 if path.is_dir() and access.kind == "search":
                     swept = [
@@ -125,7 +127,7 @@ def _opened_in_traces(root: Path, memory: str, traces: list[Trace]):
                     opened.add(relpath)
                 elif path.is_file():
                     elsewhere.add(relpath or str(path))
-    return opened, sorted(elsewhere), notes
+    return opened, sorted(elsewhere), list(dict.fromkeys(notes))
 
 
 def _local_paths(root: Path, memory: str, trace_root, cwd, raw: str) -> list[Path]:

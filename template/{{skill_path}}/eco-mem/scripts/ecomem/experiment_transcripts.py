@@ -76,11 +76,12 @@ def _claude(records: list[dict]) -> Trace:
     trace = Trace("Claude Code")
     texts: dict[str, list[str]] = {}
     last_text_id = None
+    searches: dict[str, str | None] = {}  # Grep calls by tool_use id: their results name files
     for number, record in enumerate(records):
         cwd = record.get("cwd")
         trace.root = trace.root or cwd
         message = record.get("message")
-        if record.get("type") != "assistant" or not isinstance(message, dict):
+        if not isinstance(message, dict):
             continue
         content = message.get("content")
         if isinstance(content, str):
@@ -89,11 +90,19 @@ def _claude(records: list[dict]) -> Trace:
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "text" and str(block.get("text", "")).strip():
+            kind = block.get("type")
+            if record.get("type") == "user":
+                if kind == "tool_result" and block.get("tool_use_id") in searches:
+                    _grep_result(trace, block.get("content"), searches[block["tool_use_id"]])
+                continue
+            if kind == "text" and str(block.get("text", "")).strip():
                 texts.setdefault(message_id, []).append(str(block["text"]))
                 last_text_id = message_id
-            elif block.get("type") == "tool_use":
-                _claude_tool(trace, str(block.get("name", "")), block.get("input") or {}, cwd)
+            elif kind == "tool_use":
+                name, given = str(block.get("name", "")), block.get("input") or {}
+                _claude_tool(trace, name, given, cwd)
+                if name == "Grep":
+                    searches[str(block.get("id"))] = cwd
     if last_text_id is not None:
         trace.final_message = "\n".join(texts[last_text_id])
     return trace
@@ -108,15 +117,26 @@ def _claude_tool(trace: Trace, name: str, given: dict, cwd: str | None) -> None:
     elif name == "Bash" and given.get("command"):
         trace.accesses.extend(accesses(str(given["command"]), cwd))
     elif name == "Grep":
-        # Claude Code's Grep runs ripgrep over hidden files too; a glob or type narrows it.
+        # Grep is ripgrep with its defaults: hidden folders such as .agents/ are skipped
+        # unless `path` points inside one (anthropics/claude-code#16936). Files its
+        # results name are counted separately, whatever the version does.
         args = ["-e", "x", str(given.get("path") or ".")]
         if given.get("glob"):
             args[:0] = ["-g", str(given["glob"])]
         if given.get("type"):
             args[:0] = ["-t", str(given["type"])]
-        trace.accesses.extend(accesses("rg --hidden " + " ".join(_quote(a) for a in args), cwd))
+        trace.accesses.extend(accesses("rg " + " ".join(_quote(a) for a in args), cwd))
     elif name in ("Glob", "LS"):
         trace.accesses.append(Access("list", str(given.get("path") or "."), cwd, True))
+
+
+def _grep_result(trace: Trace, content, cwd: str | None) -> None:
+    """Files a Grep result names (`path` or `path:line:text` lines) were read by it."""
+    text = content if isinstance(content, str) else _text(content)
+    for line in text.splitlines():
+        path = line.split(":", 1)[0].strip()
+        if path.endswith(".md"):
+            trace.accesses.append(Access("read", path, cwd, True))
 
 
 def _quote(word: str) -> str:
