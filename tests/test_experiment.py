@@ -194,6 +194,17 @@ def test_codex_exec_json_stream(source: Path, tmp_path: Path, name: str, expecte
     assert code == expected, verdict
 
 
+def test_codex_exec_stream_follows_cd(source: Path, tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    plant(source, "recall", clone)
+    command = "bash -lc 'cd .agents/memory && cat */INDEX.md semantic/dev-postgres-port.md'"
+    item = {"id": "item_0", "type": "command_execution", "command": command, "exit_code": 0}
+    events = tmp_path / "events.jsonl"
+    events.write_text(json.dumps({"type": "item.completed", "item": item}) + "\n")
+    code, verdict = score(clone, events)
+    assert (code, verdict["opened"]) == (0, sorted([*INDEXES, RELEVANT])), verdict
+
+
 @pytest.mark.parametrize(("name", "expected"), [("recall-pass", 0), ("recall-fail", 1)])
 def test_plain_list_of_paths(source: Path, tmp_path: Path, name: str, expected: int) -> None:
     clone = tmp_path / "clone"

@@ -71,8 +71,10 @@ def plant(start: Path, kind: str, into: Path) -> dict:
         # Ours to remove: the folder was new or empty before the clone.
         if existed:
             for child in os.scandir(into):
-                path = Path(child.path)
-                shutil.rmtree(path) if child.is_dir(follow_symlinks=False) else path.unlink()
+                if child.is_dir(follow_symlinks=False):
+                    shutil.rmtree(child.path)
+                else:
+                    os.unlink(child.path)
         else:
             shutil.rmtree(into, ignore_errors=True)
         raise

@@ -132,7 +132,7 @@ def _opened_in_traces(root: Path, memory: str, traces: list[Trace]):
 
 def _local_paths(root: Path, memory: str, trace_root, cwd, raw: str) -> list[Path]:
     """Where a path in a transcript is in this clone (globs expanded); [] if outside it."""
-    base = cwd or trace_root or str(root)
+    base = os.path.join(str(root), cwd or trace_root or "")  # a relative cwd is the clone's
     path = os.path.normpath(os.path.join(base, os.path.expanduser(raw)))
     local = None
     for prefix in (trace_root, str(root), os.path.realpath(root)):

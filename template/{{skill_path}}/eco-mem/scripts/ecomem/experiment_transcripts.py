@@ -18,6 +18,7 @@ Three formats, told apart by their records:
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from .experiment_shell import Access, accesses, inner_script
@@ -125,7 +126,7 @@ def _claude_tool(trace: Trace, name: str, given: dict, cwd: str | None) -> None:
             args[:0] = ["-g", str(given["glob"])]
         if given.get("type"):
             args[:0] = ["-t", str(given["type"])]
-        trace.accesses.extend(accesses("rg " + " ".join(_quote(a) for a in args), cwd))
+        trace.accesses.extend(accesses("rg " + " ".join(shlex.quote(a) for a in args), cwd))
     elif name in ("Glob", "LS"):
         trace.accesses.append(Access("list", str(given.get("path") or "."), cwd, True))
 
@@ -137,12 +138,6 @@ def _grep_result(trace: Trace, content, cwd: str | None) -> None:
         path = line.split(":", 1)[0].strip()
         if path.endswith(".md"):
             trace.accesses.append(Access("read", path, cwd, True))
-
-
-def _quote(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
 
 
 def _codex(records: list[dict]) -> Trace:
@@ -190,8 +185,6 @@ def _codex_exec(records: list[dict]) -> Trace:
         if record.get("type") != "item.completed" or not isinstance(item, dict):
             continue
         if item.get("type") == "command_execution" and item.get("command"):
-            import shlex
-
             try:
                 argv = shlex.split(str(item["command"]))
             except ValueError:
