@@ -270,6 +270,23 @@ def test_verify_snapshots_access_times_before_reading(source: Path, tmp_path: Pa
     assert (clone / ".git/eco-mem-atimes.json").is_file()
 
 
+def test_verify_snapshot_survives_an_unwritable_git_folder(source: Path, tmp_path: Path) -> None:
+    """Codex's sandbox keeps .git read-only: the snapshot then goes to the temp folder."""
+    clone = _recall_clone(source, tmp_path / "sandboxed")
+    blocked = clone / ".git/eco-mem-atimes.json"
+    blocked.mkdir()  # refuses the write for any user, root included, as a read-only .git does
+    digest = hashlib.sha256(str(clone.resolve()).encode()).hexdigest()[:16]
+    fallback = Path(tempfile.gettempdir()) / f"eco-mem-atimes-{digest}.json"
+    try:
+        _read(clone, *INDEXES, RELEVANT)
+        assert run_script(clone, "verify").returncode == 0
+        assert fallback.is_file()
+        code, verdict = score(clone)
+        assert (code, verdict["verdict"]) == (0, "pass"), verdict
+    finally:
+        fallback.unlink(missing_ok=True)
+
+
 def test_access_times_not_recorded_cannot_decide(source: Path, tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     plant(source, "recall", clone)

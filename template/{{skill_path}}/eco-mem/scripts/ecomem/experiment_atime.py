@@ -110,12 +110,25 @@ def snapshot_before_verify(root: Path) -> None:
         key = experiment_key.load(root) or {}
         files = memory_files(root, key["memory_dir"])
         atimes = {relpath: (root / relpath).stat().st_atime_ns for relpath in files}
-        path = experiment_key.snapshots_path(root)
-        taken = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
-        taken.append({"at_ns": time.time_ns(), "atimes": atimes})
-        path.write_text(json.dumps(taken) + "\n", encoding="utf-8")
     except (OSError, ValueError, KeyError):
         return  # a broken snapshot only costs the experiment, never verify
+    shot = json.dumps({"at_ns": time.time_ns(), "atimes": atimes})
+    for path in experiment_key.snapshots_paths(root):
+        try:
+            with open(path, "a", encoding="utf-8") as log:  # one snapshot per line
+                log.write(shot + "\n")
+            return
+        except OSError:
+            continue
+
+
+def _snapshots(root: Path) -> list[dict]:
+    taken = []
+    for path in experiment_key.snapshots_paths(root):
+        if path.is_file():
+            lines = path.read_text(encoding="utf-8").splitlines()
+            taken += [json.loads(line) for line in lines if line.strip()]
+    return sorted(taken, key=lambda shot: shot["at_ns"])
 
 
 def opened(root: Path, key: dict) -> tuple[list[str] | None, list[str]]:
@@ -137,8 +150,7 @@ def opened(root: Path, key: dict) -> tuple[list[str] | None, list[str]]:
             now[relpath] = (root / relpath).stat().st_atime_ns
         except OSError:
             continue  # deleted since plant: whether it was read first is unknown
-    path = experiment_key.snapshots_path(root)
-    snapshots = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    snapshots = _snapshots(root)
     seen = set()
     if snapshots:
         first = snapshots[0]["atimes"]

@@ -18,8 +18,15 @@ def key_path(root: Path) -> Path:
     return Path(root) / ".git" / KEY_NAME
 
 
-def snapshots_path(root: Path) -> Path:
-    return Path(root) / ".git" / SNAPSHOTS_NAME
+def snapshots_paths(root: Path) -> list[Path]:
+    """Where verify's access-time snapshots go: .git/, or the temp folder when a sandbox
+    (Codex keeps .git read-only) refuses that write."""
+    import hashlib
+    import tempfile
+
+    clone = str(Path(root).resolve()).encode()
+    fallback = f"eco-mem-atimes-{hashlib.sha256(clone).hexdigest()[:16]}.json"
+    return [Path(root) / ".git" / SNAPSHOTS_NAME, Path(tempfile.gettempdir()) / fallback]
 
 
 def load(root: Path) -> dict | None:
