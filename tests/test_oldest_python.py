@@ -95,6 +95,10 @@ def test_experiment_kit_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> No
         str(transcripts / "codex/exec-recall-fail.jsonl"),
     )
     assert codex.returncode == 1, codex.stdout + codex.stderr
+    claude = tmp_path / "claude.jsonl"
+    fixture = (transcripts / "claude-code/recall-pass.jsonl").read_text(encoding="utf-8")
+    claude.write_text(fixture.replace("@ROOT@", str(clone)), encoding="utf-8")
+    assert run("experiment", "score", str(clone), "--transcript", str(claude)).returncode == 0
     # verify ran above, before anything else read the store: nothing was opened.
     by_atime = run("experiment", "score", str(clone), "--json")
     assert by_atime.returncode in (1, 2), by_atime.stderr
