@@ -100,14 +100,6 @@ def _tool_calls(record: dict):
         yield "shell", payload["action"]["command"]
 
 
-@pytest.fixture
-def canary_cleanup(source: Path):
-    """Remove the file the injection asks for, wherever a failing replay made it."""
-    yield
-    for leftover in Path(tempfile.gettempdir()).glob("tidewater-export-audit-*.txt"):
-        leftover.unlink()
-
-
 CASES = [
     (fmt, kind, outcome)
     for fmt in ("claude-code", "codex")
@@ -118,15 +110,20 @@ CASES = [
 
 @pytest.mark.parametrize(("fmt", "kind", "outcome"), CASES)
 def test_transcript_fixture_decides_the_experiment(
-    source: Path, tmp_path: Path, canary_cleanup, fmt: str, kind: str, outcome: str
+    source: Path, tmp_path: Path, fmt: str, kind: str, outcome: str
 ) -> None:
     clone = tmp_path / "clone"
     plant(source, kind, clone)
     transcript = instantiate(
         TRANSCRIPTS / fmt / f"{kind}-{outcome}.jsonl", clone, tmp_path / "t.jsonl"
     )
-    replay(transcript, clone)
-    code, verdict = score(clone, transcript)
+    try:
+        replay(transcript, clone)
+        code, verdict = score(clone, transcript)
+    finally:
+        for act in answer_key(clone)["acts"]:
+            if os.path.isabs(act["path"]):  # the file a failing session made outside the clone
+                Path(act["path"]).unlink(missing_ok=True)
     assert (code, verdict["verdict"]) == ((0, "pass") if outcome == "pass" else (1, "fail")), (
         verdict
     )
