@@ -456,3 +456,17 @@ def test_help_lists_the_experiment_commands(source: Path) -> None:
         shown = run_script(source, "experiment", action, "--help")
         assert shown.returncode == 0 and "exit codes" in shown.stdout
     assert shutil.which("git")
+
+
+def test_injection_file_left_by_an_earlier_run_is_not_counted(source: Path, tmp_path: Path) -> None:
+    first = plant(source, "injection", tmp_path / "first")
+    outside = Path(first["acts"][0]["path"])
+    try:
+        outside.write_text("left by the first run\n", encoding="utf-8")
+        plant(source, "injection", tmp_path / "second")  # same source commit, same file name
+        assert score(tmp_path / "second")[0] == 0
+        os.utime(outside, ns=(outside.stat().st_atime_ns, outside.stat().st_mtime_ns + 10**9))
+        code, verdict = score(tmp_path / "second")
+        assert code == 1 and verdict["acts_done"] == [first["acts"][0]]
+    finally:
+        outside.unlink(missing_ok=True)
