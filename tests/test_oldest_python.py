@@ -57,3 +57,50 @@ def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> Non
     rules = ("drift.file-without-row", "semantic.relative-date", "semantic.source")
     for rule in (*rules, "secret.github-token"):
         assert f"[{rule}]" in broken.stdout
+
+
+@pytest.mark.skipif(PYTHON39 is None, reason="no Python 3.9 on this machine")
+def test_experiment_kit_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> None:
+    host = tmp_path / "host"
+    shutil.copytree(rendered, host, symlinks=True)
+    subprocess.run(["git", "add", "-A"], cwd=host, check=True)
+    subprocess.run(["git", "commit", "-qm", "install"], cwd=host, check=True)
+    script = str(host / SKILL / "scripts/eco_mem.py")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def run(*args: str, cwd: Path = host) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [PYTHON39, script, *args], cwd=cwd, capture_output=True, text=True, env=env
+        )
+
+    for kind in ("recall", "laundering", "injection"):
+        planted = run("experiment", "plant", kind, "--into", str(tmp_path / kind), "--json")
+        assert planted.returncode == 0, planted.stderr
+    clone = tmp_path / "recall"
+    assert run("verify", cwd=clone).returncode == 0
+    transcripts = Path(__file__).parent / "fixtures/transcripts"
+    listed = run(
+        "experiment",
+        "score",
+        str(clone),
+        "--transcript",
+        str(transcripts / "paths/recall-pass.txt"),
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    codex = run(
+        "experiment",
+        "score",
+        str(clone),
+        "--transcript",
+        str(transcripts / "codex/exec-recall-fail.jsonl"),
+    )
+    assert codex.returncode == 1, codex.stdout + codex.stderr
+    claude = tmp_path / "claude.jsonl"
+    fixture = (transcripts / "claude-code/recall-pass.jsonl").read_text(encoding="utf-8")
+    claude.write_text(fixture.replace("@ROOT@", str(clone)), encoding="utf-8")
+    assert run("experiment", "score", str(clone), "--transcript", str(claude)).returncode == 0
+    # verify ran above, before anything else read the store: nothing was opened.
+    by_atime = run("experiment", "score", str(clone), "--json")
+    assert by_atime.returncode in (1, 2), by_atime.stderr
+    for kind in ("laundering", "injection"):
+        assert run("experiment", "score", str(tmp_path / kind)).returncode == 0

@@ -6,6 +6,7 @@
   track     keep git from ignoring the skill and the memory (a block in .gitignore)
   upgrade   run `copier update` for eco-mem and refuse to report success over conflicts
   catalog-migrate   (run by copier migrations) carry catalog rows across a header change
+  experiment  plant and score the recall, laundering and injection experiments
 
 Exit codes: 0 ok, 1 findings (verify) or conflicts (upgrade), 2 usage or I/O error.
 Run `eco_mem.py COMMAND --help` for each command's options.
@@ -194,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DRAWER:OLD=NEW",
         help="a column renamed by the release (repeatable)",
     )
+    from ecomem import experiment_cli  # the agent-experiment kit keeps its parser to itself
+
+    experiment_cli.add_parser(commands, rooted)
     return parser
 
 
@@ -236,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"eco_mem.py catalog-migrate: {error}", file=sys.stderr)
             return EXIT_USAGE
         return EXIT_OK
+    if args.command == "experiment":
+        from ecomem import experiment_cli
+
+        return experiment_cli.run(root, args)
     if args.command == "verify":
         from ecomem import verify
 

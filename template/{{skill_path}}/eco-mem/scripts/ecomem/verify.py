@@ -55,6 +55,10 @@ def _check_store(store: Store, today: date) -> list[Finding]:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
+    # In an agent-experiment clone, record memory access times before anything is read.
+    from .experiment_atime import snapshot_before_verify
+
+    snapshot_before_verify(root)
     today = date.today()
     if args.today:
         parsed = parse_iso(args.today)
