@@ -6,7 +6,16 @@
   upgrade   run `copier update` for eco-mem and refuse to report success over conflicts
   catalog-migrate   (run by copier migrations) carry catalog rows across a header change
 
-Exit codes: 0 ok, 1 findings (verify) or conflicts (upgrade), 2 usage or I/O error.
+Memory commands (the primary way to read and change memory; see SKILL.md):
+  find      search catalog rows, never entry files
+  new       add an entry and its row: semantic | episodic | procedural | working
+  revise    change a fact or a procedure in its own file and row
+  confirm   mark a fact user-confirmed (--by-user)
+  forget    remove an entry and its row (--reason obsolete | secret | injection)
+  end-task  print a desk, promote what lasts, clear the desk
+
+Exit codes: 0 ok, 1 findings (verify), conflicts (upgrade) or refused by a rule (memory
+commands, nothing written), 2 usage or I/O error.
 Run `eco_mem.py COMMAND --help` for each command's options.
 """
 
@@ -28,7 +37,7 @@ if sys.pycache_prefix is None:
 import argparse
 from pathlib import Path
 
-from ecomem import protocol
+from ecomem import memcli, protocol
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -97,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="eco_mem.py",
         description=__doc__.split("\n\n")[0],
-        epilog="Exit codes: 0 ok, 1 findings or conflicts, 2 usage or I/O error.",
+        epilog="Exit codes: 0 ok, 1 findings, conflicts or refused, 2 usage or I/O error.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # Every command acts on one repository; they share how it is named.
@@ -152,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DRAWER:OLD=NEW",
         help="a column renamed by the release (repeatable)",
     )
+    memcli.add_parsers(commands, rooted)  # find, new, revise, confirm, forget, end-task
     return parser
 
 
@@ -192,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"eco_mem.py catalog-migrate: {error}", file=sys.stderr)
             return EXIT_USAGE
         return EXIT_OK
+    if args.command in memcli.COMMANDS:
+        return memcli.run(root, args)
     if args.command == "verify":
         from ecomem import verify
 
