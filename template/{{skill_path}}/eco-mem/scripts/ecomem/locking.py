@@ -14,6 +14,7 @@ from pathlib import Path
 from .store import WORKING_LOCK as LOCK_NAME
 
 TIMEOUT_SECONDS = 20.0
+TIMEOUT_VARIABLE = "ECO_MEM_LOCK_TIMEOUT"  # seconds; for hosts whose hooks hold the lock long
 
 try:
     import fcntl
@@ -45,8 +46,13 @@ def lock_path(memory: Path) -> Path:
 
 
 @contextmanager
-def store_lock(memory: Path, timeout: float = TIMEOUT_SECONDS):
+def store_lock(memory: Path, timeout: float | None = None):
     """Hold the store's write lock for the `with` block, waiting up to `timeout` seconds."""
+    if timeout is None:
+        try:
+            timeout = float(os.environ.get(TIMEOUT_VARIABLE) or TIMEOUT_SECONDS)
+        except ValueError:
+            timeout = TIMEOUT_SECONDS
     path = lock_path(memory)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
