@@ -30,14 +30,18 @@ def mem(
     )
 
 
-def fact(host: Path, title: str, *extra: str, body: str = "Checked in the repository.") -> subprocess.CompletedProcess:
+def fact(
+    host: Path, title: str, *extra: str, body: str = "Checked in the repository."
+) -> subprocess.CompletedProcess:
     args = ["new", "semantic", "--title", title, "--source", "verified", "--scope", "repo"]
     if "--expires" not in extra:
         args += ["--expires", "never"]
     return mem(host, *args, *extra, "--body", body)
 
 
-def episode(host: Path, title: str, lesson: str = "Run it serially.", *extra: str) -> subprocess.CompletedProcess:
+def episode(
+    host: Path, title: str, lesson: str = "Run it serially.", *extra: str
+) -> subprocess.CompletedProcess:
     return mem(
         host,
         *("new", "episodic", "--title", title, "--context", "CI run 812"),

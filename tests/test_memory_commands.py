@@ -74,7 +74,9 @@ def test_new_semantic_writes_the_fact_and_a_row_that_carries_it(host: Path) -> N
 
 def test_new_semantic_reads_the_body_from_stdin(host: Path) -> None:
     args = ("new", "semantic", "--title", "Déjà vu: CI | lint", "--source", "derived")
-    result = mem(host, *args, "--scope", "ci", "--expires", "2099-01-01", stdin="Lint runs first.\n")
+    result = mem(
+        host, *args, "--scope", "ci", "--expires", "2099-01-01", stdin="Lint runs first.\n"
+    )
 
     assert result.returncode == 0, result.stderr
     assert (host / SEMANTIC / "deja-vu-ci-lint.md").read_text().endswith("\nLint runs first.\n")
@@ -127,8 +129,30 @@ def test_new_semantic_refuses_a_taken_slug(host: Path) -> None:
     [
         ["--title", "T", "--scope", "s", "--expires", "never", "--body", "b"],  # no --source
         ["--title", "T", "--source", "guess", "--scope", "s", "--expires", "never", "--body", "b"],
-        ["--title", "日本", "--source", "derived", "--scope", "s", "--expires", "never", "--body", "b"],
-        ["--title", "T", "--source", "derived", "--scope", "s", "--expires", "never", "--body", " "],
+        [
+            "--title",
+            "日本",
+            "--source",
+            "derived",
+            "--scope",
+            "s",
+            "--expires",
+            "never",
+            "--body",
+            "b",
+        ],
+        [
+            "--title",
+            "T",
+            "--source",
+            "derived",
+            "--scope",
+            "s",
+            "--expires",
+            "never",
+            "--body",
+            " ",
+        ],
     ],
     ids=["no-source", "bad-source", "no-ascii-title", "empty-body"],
 )
@@ -148,7 +172,9 @@ def test_a_full_catalog_refuses_new_and_names_rows_to_retire(host: Path) -> None
         expires = "2001-01-01" if n == 7 else "never"
         text = f"# Fact {n}\n\n- as_of: 2026-01-{n % 28 + 1:02d}\n- source: verified\n"
         (folder / f"fact-{n}.md").write_text(text + f"- scope: x\n- expires: {expires}\n\nx\n")
-        lines.append(f"| fact-{n} | Fact {n} | 2026-01-{n % 28 + 1:02d} | verified | fact-{n}.md |\n")
+        lines.append(
+            f"| fact-{n} | Fact {n} | 2026-01-{n % 28 + 1:02d} | verified | fact-{n}.md |\n"
+        )
     with open(folder / "INDEX.md", "a", encoding="utf-8") as index:
         index.writelines(lines)
     before = snapshot(host)
@@ -166,7 +192,9 @@ def test_a_full_catalog_refuses_new_and_names_rows_to_retire(host: Path) -> None
 
 def test_new_episodic_names_the_file_by_date_and_needs_a_lesson(host: Path) -> None:
     assert episode(host, "Flaky migration on CI", "", "--date", "2026-10-02").returncode == 1
-    result = episode(host, "Flaky migration on CI", "Run migrations serially.", "--date", "2026-10-02")
+    result = episode(
+        host, "Flaky migration on CI", "Run migrations serially.", "--date", "2026-10-02"
+    )
 
     assert result.returncode == 0, result.stderr
     text = (host / MEMORY / "episodic/2026-10-02-flaky-migration-on-ci.md").read_text()
@@ -180,7 +208,9 @@ def test_new_episodic_names_the_file_by_date_and_needs_a_lesson(host: Path) -> N
 def test_new_episodic_refusals(host: Path) -> None:
     before = snapshot(host)
     assert_refused(episode(host, "No lesson", "  "), "episodic.no-lesson")
-    missing = mem(host, "new", "episodic", "--title", "t", "--context", "c", "--action", "a", "--result", "r")
+    missing = mem(
+        host, "new", "episodic", "--title", "t", "--context", "c", "--action", "a", "--result", "r"
+    )
     assert missing.returncode == 2 and "--lesson" in missing.stderr
     assert episode(host, "Bad date", "x", "--date", "2026-02-30").returncode == 2
     assert snapshot(host) == before
@@ -190,11 +220,17 @@ def test_new_procedural_points_at_a_file_inside_the_repo(host: Path) -> None:
     args = ("new", "procedural", "--name", "cut a release", "--use-when", "before tagging")
 
     assert mem(host, *args, "--points-to", "./scripts/release.sh").returncode == 0
-    assert rows(host, "procedural") == ["| cut a release | before tagging | scripts/release.sh | - |"]
+    assert rows(host, "procedural") == [
+        "| cut a release | before tagging | scripts/release.sh | - |"
+    ]
     before = snapshot(host)
     again = ("new", "procedural", "--name", "bump deps", "--use-when", "monthly")
-    assert_refused(mem(host, *again, "--points-to", "scripts/gone.sh"), "procedural.pointer-missing")
-    assert_refused(mem(host, *again, "--points-to", "../elsewhere.sh"), "procedural.pointer-escapes")
+    assert_refused(
+        mem(host, *again, "--points-to", "scripts/gone.sh"), "procedural.pointer-missing"
+    )
+    assert_refused(
+        mem(host, *again, "--points-to", "../elsewhere.sh"), "procedural.pointer-escapes"
+    )
     assert mem(host, *again).returncode == 2  # neither a pointer nor a checklist
     assert snapshot(host) == before
     assert verify_findings(host) == []
@@ -208,7 +244,11 @@ def test_new_procedural_stages_a_checklist_within_its_cap(host: Path, tmp_path: 
 
     checklist.write_text("Proven on: 2026-10-02, 2026-11-02\n\n1. run it\n2. commit\n")
     assert mem(host, *args, str(checklist)).returncode == 0
-    assert (host / MEMORY / "procedural/bump-deps.md").read_text().startswith("# Bump deps\n\nProven on")
+    assert (
+        (host / MEMORY / "procedural/bump-deps.md")
+        .read_text()
+        .startswith("# Bump deps\n\nProven on")
+    )
     assert rows(host, "procedural") == ["| Bump deps | monthly | - | bump-deps.md |"]
     assert verify_findings(host) == []
 
@@ -258,12 +298,24 @@ def test_find_returns_the_best_rows_first_and_at_most_five(host: Path) -> None:
 
 
 def test_find_filters_by_drawer_and_shows_a_pointer_as_the_path(host: Path) -> None:
-    mem(host, "new", "procedural", "--name", "release", "--use-when", "before tagging", "--points-to", "scripts/release.sh")
+    mem(
+        host,
+        "new",
+        "procedural",
+        "--name",
+        "release",
+        "--use-when",
+        "before tagging",
+        "--points-to",
+        "scripts/release.sh",
+    )
     assert fact(host, "Release tags are signed").returncode == 0
 
     found = mem(host, "find", "release", "--drawer", "procedural")
 
-    assert found.stdout.splitlines() == ["scripts/release.sh | release | before tagging | scripts/release.sh"]
+    assert found.stdout.splitlines() == [
+        "scripts/release.sh | release | before tagging | scripts/release.sh"
+    ]
 
 
 def test_find_never_opens_an_entry_file(host: Path, tmp_path: Path) -> None:
@@ -271,7 +323,9 @@ def test_find_never_opens_an_entry_file(host: Path, tmp_path: Path) -> None:
     trap = host / SEMANTIC / "trap.md"
     os.mkfifo(trap)
     with open(host / SEMANTIC / "INDEX.md", "a", encoding="utf-8") as index:
-        index.write("| trap | Staging Postgres is on port 6543 | 2026-01-01 | verified | trap.md |\n")
+        index.write(
+            "| trap | Staging Postgres is on port 6543 | 2026-01-01 | verified | trap.md |\n"
+        )
     lay_facts(host, 3)
     # Record every file the process opens, through Python's own audit hooks.
     log = tmp_path / "opened.txt"
@@ -309,7 +363,15 @@ def test_revise_changes_a_fact_in_its_own_file_and_bumps_as_of(host: Path) -> No
     assert fact(host, "CI runs Python 3.9", "--as-of", "2026-01-02").returncode == 0
     entry = host / SEMANTIC / "ci-runs-python-3-9.md"
 
-    result = mem(host, "revise", "ci-runs-python-3-9", "--title", "CI runs Python 3.11", "--body", "Checked .github/workflows/ci.yml.")
+    result = mem(
+        host,
+        "revise",
+        "ci-runs-python-3-9",
+        "--title",
+        "CI runs Python 3.11",
+        "--body",
+        "Checked .github/workflows/ci.yml.",
+    )
 
     assert result.returncode == 0, result.stderr
     assert entry.read_text() == (
@@ -331,12 +393,16 @@ def test_revise_keeps_hand_written_lines_it_was_not_asked_to_change(host: Path) 
     with open(folder / "INDEX.md", "a") as index:
         index.write("| tabs | Makefiles use tabs | 2026-01-01 | derived | [tabs](tabs.md) |\n")
 
-    assert mem(host, "revise", "tabs", "--source", "verified", "--as-of", "2026-02-01").returncode == 0
+    assert (
+        mem(host, "revise", "tabs", "--source", "verified", "--as-of", "2026-02-01").returncode == 0
+    )
     assert (folder / "tabs.md").read_text() == (
         "# Tabs in Makefiles\n\n- as_of: 2026-02-01\n- source: verified\n- scope: build\n"
         "- expires: never\n\nMake needs tabs.\nSee the GNU manual.\n"
     )
-    assert rows(host, "semantic") == ["| tabs | Makefiles use tabs | 2026-02-01 | verified | [tabs](tabs.md) |"]
+    assert rows(host, "semantic") == [
+        "| tabs | Makefiles use tabs | 2026-02-01 | verified | [tabs](tabs.md) |"
+    ]
 
 
 def test_revise_refusals_leave_the_store_alone(host: Path) -> None:
@@ -345,7 +411,9 @@ def test_revise_refusals_leave_the_store_alone(host: Path) -> None:
     before = snapshot(host)
 
     assert_refused(mem(host, "revise", "flaky-migration", "--body", "x"), "episodic.append-only")
-    assert_refused(mem(host, "revise", "deploys-need-a-tag", "--source", "user-confirmed"), "semantic.source")
+    assert_refused(
+        mem(host, "revise", "deploys-need-a-tag", "--source", "user-confirmed"), "semantic.source"
+    )
     leak = "token ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
     assert_refused(mem(host, "revise", "deploys-need-a-tag", "--body", leak), "secret.github-token")
     assert mem(host, "revise", "deploys-need-a-tag").returncode == 2  # nothing to change
@@ -363,7 +431,15 @@ def test_a_user_confirmed_fact_is_not_rewritten_without_new_provenance(host: Pat
     assert_refused(result, "semantic.user-confirmed")
     assert "tell them" in result.stderr
     assert snapshot(host) == before
-    evidence = mem(host, "revise", "we-deploy-with-helm", "--source", "verified", "--body", "charts/ is gone; kustomize/ ships.")
+    evidence = mem(
+        host,
+        "revise",
+        "we-deploy-with-helm",
+        "--source",
+        "verified",
+        "--body",
+        "charts/ is gone; kustomize/ ships.",
+    )
     assert evidence.returncode == 0
     assert "- source: verified" in (host / SEMANTIC / "we-deploy-with-helm.md").read_text()
 
@@ -373,7 +449,10 @@ def test_confirm_never_works_without_by_user(host: Path) -> None:
     mem(host, "revise", "answers-are-concise", "--source", "derived")
     before = snapshot(host)
 
-    for attempt in (("confirm", "answers-are-concise"), ("confirm", "answers-are-concise", "--json")):
+    for attempt in (
+        ("confirm", "answers-are-concise"),
+        ("confirm", "answers-are-concise", "--json"),
+    ):
         result = mem(host, *attempt)
         assert result.returncode != 0
         assert snapshot(host) == before
@@ -382,13 +461,25 @@ def test_confirm_never_works_without_by_user(host: Path) -> None:
     assert mem(host, "confirm", "answers-are-concise", "--by-user").returncode == 0
     text = (host / SEMANTIC / "answers-are-concise.md").read_text()
     assert f"- as_of: {TODAY}\n- source: user-confirmed\n" in text
-    assert rows(host, "semantic")[0].endswith(f"| {TODAY} | user-confirmed | answers-are-concise.md |")
+    assert rows(host, "semantic")[0].endswith(
+        f"| {TODAY} | user-confirmed | answers-are-concise.md |"
+    )
 
 
 def test_revise_graduates_a_staged_checklist(host: Path, tmp_path: Path) -> None:
     steps = tmp_path / "steps.md"
     steps.write_text("1. tag\n2. push\n")
-    mem(host, "new", "procedural", "--name", "release", "--use-when", "tagging", "--checklist-file", str(steps))
+    mem(
+        host,
+        "new",
+        "procedural",
+        "--name",
+        "release",
+        "--use-when",
+        "tagging",
+        "--checklist-file",
+        str(steps),
+    )
 
     assert mem(host, "revise", "release", "--points-to", "scripts/release.sh").returncode == 0
     assert not (host / MEMORY / "procedural/release.md").exists()
@@ -414,7 +505,9 @@ def test_an_episode_leaves_only_as_a_secret_or_an_injection(host: Path) -> None:
     before = snapshot(host)
 
     assert_refused(mem(host, "forget", "odd-instructions"), "episodic.append-only")
-    assert_refused(mem(host, "forget", "odd-instructions", "--reason", "obsolete"), "episodic.append-only")
+    assert_refused(
+        mem(host, "forget", "odd-instructions", "--reason", "obsolete"), "episodic.append-only"
+    )
     assert snapshot(host) == before
 
     result = mem(host, "forget", "odd-instructions", "--reason", "injection")
@@ -431,7 +524,23 @@ def test_end_task_keeps_the_desk_when_the_promotion_is_refused(host: Path) -> No
     assert mem(host, "new", "working", "--title", "Fix login").returncode == 0
     before = snapshot(host)
 
-    result = mem(host, "end-task", "fix-login", "--promote-to", "episodic", "--title", "Login", "--context", "c", "--action", "a", "--result", "r", "--lesson", "")
+    result = mem(
+        host,
+        "end-task",
+        "fix-login",
+        "--promote-to",
+        "episodic",
+        "--title",
+        "Login",
+        "--context",
+        "c",
+        "--action",
+        "a",
+        "--result",
+        "r",
+        "--lesson",
+        "",
+    )
 
     assert_refused(result, "episodic.no-lesson")
     assert snapshot(host) == before
@@ -443,17 +552,28 @@ def test_the_whole_life_of_a_task(host: Path) -> None:
     desk = mem(host, "new", "working", "--title", "Speed up login", "--goal", "login under 2 s")
     assert desk.returncode == 0, desk.stderr
     progress = host / MEMORY / "working/speed-up-login.md"
-    progress.write_text(progress.read_text().replace("## Progress\n", "## Progress\n- index added\n"))
+    progress.write_text(
+        progress.read_text().replace("## Progress\n", "## Progress\n- index added\n")
+    )
 
     found = mem(host, "find", "login")
-    assert found.stdout.startswith(f"{MEMORY}/working/speed-up-login.md | speed-up-login | login under 2 s")
+    assert found.stdout.startswith(
+        f"{MEMORY}/working/speed-up-login.md | speed-up-login | login under 2 s"
+    )
 
     lesson = "Index the column a slow query filters on before caching."
     assert episode(host, "Login query scanned sessions", lesson).returncode == 0
 
     ended = mem(
         host,
-        *("end-task", "speed-up-login", "--promote-to", "semantic", "--title", "Sessions are indexed by user_id"),
+        *(
+            "end-task",
+            "speed-up-login",
+            "--promote-to",
+            "semantic",
+            "--title",
+            "Sessions are indexed by user_id",
+        ),
         *("--source", "verified", "--scope", "database", "--expires", "never"),
         stdin="Checked migrations/0042_sessions_user_id.sql.\n",
     )
@@ -466,7 +586,11 @@ def test_the_whole_life_of_a_task(host: Path) -> None:
     assert verify_findings(host, "--staged") == []
     tracked = git(host, "ls-files", MEMORY).split()
     assert f"{MEMORY}/semantic/sessions-are-indexed-by-user-id.md" in tracked
-    assert not [path for path in tracked if "/working/" in path and not path.endswith(("INDEX.md", ".gitignore"))]
+    assert not [
+        path
+        for path in tracked
+        if "/working/" in path and not path.endswith(("INDEX.md", ".gitignore"))
+    ]
     assert git(host, "status", "--porcelain") == ""
 
 
@@ -505,7 +629,9 @@ def test_the_memory_root_ignore_file_is_tracked_and_hides_drawers_from_ripgrep(h
     (host / "app.py").write_text("def load_config():\n    pass\n")
 
     def hits(*flags: str) -> list[str]:
-        out = subprocess.run([rg, "-l", "--hidden", *flags, "load_config"], cwd=host, capture_output=True, text=True)
+        out = subprocess.run(
+            [rg, "-l", "--hidden", *flags, "load_config"], cwd=host, capture_output=True, text=True
+        )
         return sorted(out.stdout.split())
 
     assert hits() == ["app.py"]
@@ -516,15 +642,40 @@ def test_skill_md_teaches_the_commands_within_budget(rendered: Path) -> None:
     skill = (rendered / SKILL / "SKILL.md").read_bytes()
     assert len(skill) <= 6 * 1024
     text = skill.decode("utf-8")
-    for command in ("find", "new semantic", "new episodic", "new procedural", "new working", "revise", "confirm", "forget", "end-task"):
+    for command in (
+        "find",
+        "new semantic",
+        "new episodic",
+        "new procedural",
+        "new working",
+        "revise",
+        "confirm",
+        "forget",
+        "end-task",
+    ):
         assert f"{command} " in text, command
     assert "--reason injection" in text and "--by-user" in text
+    shapes = (rendered / SKILL / "references/entry-shapes.md").read_text(encoding="utf-8")
+    assert "one-liners carry the fact" in shapes.lower()
     cli = Path(sys.executable).with_name("agentskills")
-    result = subprocess.run([str(cli), "validate", str(rendered / SKILL)], capture_output=True, text=True)
+    result = subprocess.run(
+        [str(cli), "validate", str(rendered / SKILL)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_every_memory_command_has_help(rendered: Path) -> None:
-    for command in (("find",), ("new",), ("new", "semantic"), ("new", "episodic"), ("new", "procedural"), ("new", "working"), ("revise",), ("confirm",), ("forget",), ("end-task",)):
+    for command in (
+        ("find",),
+        ("new",),
+        ("new", "semantic"),
+        ("new", "episodic"),
+        ("new", "procedural"),
+        ("new", "working"),
+        ("revise",),
+        ("confirm",),
+        ("forget",),
+        ("end-task",),
+    ):
         result = mem(rendered, *command, "--help")
         assert result.returncode == 0 and "exit codes" in result.stdout, command
