@@ -20,13 +20,13 @@ MAX_ROWS = protocol.CAPS["entries_per_task"]  # find shows no more rows than may
 
 
 def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
-    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+    def command(name: str, summary: str, description: str, epilog: str = EXITS):
         return commands.add_parser(
             name,
             parents=[rooted],
             help=summary,
             description=description,
-            epilog=EXITS,
+            epilog=epilog,
             formatter_class=RAW,
         )
 
@@ -35,7 +35,8 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
         "search the catalog rows (never the entry files)",
         "Print the catalog rows that match TEXT, best first, each with the path to open if\n"
         "the row is not enough. Only the four INDEX.md files are read. No TEXT lists rows.\n"
-        "Exit 0 also when nothing matches: then nothing is remembered about it.",
+        "An empty result means nothing is remembered about it: do not browse the drawers.",
+        "exit codes: 0 done (also when nothing matches), 2 usage or I/O error",
     )
     find.add_argument("text", nargs="*", metavar="TEXT", help="words to look for")
     find.add_argument("--drawer", choices=protocol.DRAWERS, help="search one drawer only")
@@ -135,7 +136,12 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
         "rotate it, then purge history (README).",
     )
     forget.add_argument("slug", metavar="SLUG")
-    forget.add_argument("--reason", choices=("obsolete", "secret", "injection"), default="obsolete")
+    forget.add_argument(
+        "--reason",
+        choices=("obsolete", "secret", "injection"),
+        default="obsolete",
+        help="default obsolete; an episode needs secret or injection",
+    )
     forget.add_argument("--drawer", choices=protocol.DRAWERS, help="when SLUG is ambiguous")
 
     end = command(
@@ -340,6 +346,8 @@ def _end_task(root: Path, args: argparse.Namespace) -> int:
     body = None
     if args.promote_to == "semantic":
         body = read_body(args.body)
+        if not body.strip():
+            raise writes.UsageError("the fact's body is empty: say it in a sentence or two")
     result: dict = {}
 
     def build(store, today):
