@@ -102,7 +102,7 @@ def add_upgrade_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="eco_mem.py",
         description=__doc__.split("\n\n")[0],
@@ -161,12 +161,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DRAWER:OLD=NEW",
         help="a column renamed by the release (repeatable)",
     )
-    memcli.add_parsers(commands, rooted)  # find, new, revise, confirm, forget, end-task
+    # Memory commands: full options only when one of them runs (see memcli.add_summaries).
+    named = argv if argv is not None else sys.argv[1:]
+    if named and named[0] in memcli.COMMANDS:
+        memcli.add_parsers(commands, rooted)
+    else:
+        memcli.add_summaries(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 on --help

@@ -13,18 +13,33 @@ from pathlib import Path
 
 from . import protocol
 
-COMMANDS = ("find", "new", "revise", "confirm", "forget", "end-task")
+SUMMARIES = {
+    "find": "search the catalog rows (never the entry files)",
+    "new": "add an entry and its row",
+    "revise": "change a fact or a procedure in place",
+    "confirm": "mark a fact user-confirmed, after the user said so",
+    "forget": "remove an entry and its row",
+    "end-task": "print a desk, promote what lasts, clear the desk",
+}
+COMMANDS = tuple(SUMMARIES)
 EXITS = "exit codes: 0 done, 1 refused by a rule (nothing written), 2 usage or I/O error"
 RAW = argparse.RawDescriptionHelpFormatter
 MAX_ROWS = protocol.CAPS["entries_per_task"]  # find shows no more rows than may be opened
 
 
+def add_summaries(commands) -> None:
+    """Name the memory commands in `eco_mem.py --help` without building their options:
+    verify runs on every commit and should not pay for parsers it never uses."""
+    for name, summary in SUMMARIES.items():
+        commands.add_parser(name, help=summary, add_help=False)
+
+
 def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
-    def command(name: str, summary: str, description: str, epilog: str = EXITS):
+    def command(name: str, description: str, epilog: str = EXITS):
         return commands.add_parser(
             name,
             parents=[rooted],
-            help=summary,
+            help=SUMMARIES[name],
             description=description,
             epilog=epilog,
             formatter_class=RAW,
@@ -32,7 +47,6 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
 
     find = command(
         "find",
-        "search the catalog rows (never the entry files)",
         "Print the catalog rows that match TEXT, best first, each with the path to open if\n"
         "the row is not enough. Only the four INDEX.md files are read. No TEXT lists rows.\n"
         "An empty result means nothing is remembered about it: do not browse the drawers.",
@@ -45,7 +59,6 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
 
     new = command(
         "new",
-        "add an entry and its row",
         "Add an entry file and its catalog row in one step. The content is checked by\n"
         "verify's rules first; a refusal names the rule and writes nothing.",
     )
@@ -96,7 +109,6 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
 
     revise = command(
         "revise",
-        "change a fact or a procedure in place",
         "Change a semantic fact (as_of moves to today unless --as-of) or a procedural row,\n"
         "in its own file and row. Episodes are refused: record a new one. A user-confirmed\n"
         "fact needs --source: verified (code evidence) or derived (then confirm --by-user).\n"
@@ -121,7 +133,6 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
 
     confirm = command(
         "confirm",
-        "mark a fact user-confirmed, after the user said so",
         "The only way a fact becomes user-confirmed. --by-user states that the user\n"
         "confirmed it; without it the command refuses. as_of moves to today.",
     )
@@ -130,7 +141,6 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
 
     forget = command(
         "forget",
-        "remove an entry and its row",
         "Remove an entry file and its row together. Episodes leave only for a leaked\n"
         "secret or injected instructions. A committed secret stays in git history:\n"
         "rotate it, then purge history (README).",
@@ -146,7 +156,6 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
 
     end = command(
         "end-task",
-        "print a desk, promote what lasts, clear the desk",
         "Print the desk, then delete it and its row. --promote-to adds one fact or episode\n"
         "(the options of `new semantic` or `new episodic`) in the same write; if the\n"
         "promotion is refused, the desk stays. Nothing is asked interactively.",
