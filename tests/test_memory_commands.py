@@ -320,11 +320,14 @@ def test_find_filters_by_drawer_and_shows_a_pointer_as_the_path(host: Path) -> N
 
 def test_find_never_opens_an_entry_file(host: Path, tmp_path: Path) -> None:
     # A FIFO named like an entry: opening it to read would block forever.
-    trap = host / SEMANTIC / "trap.md"
-    os.mkfifo(trap)
+    os.mkfifo(host / SEMANTIC / "trap.md")
+    os.mkfifo(tmp_path / "outside.md")  # and one a row climbs out of the drawer to reach
     with open(host / SEMANTIC / "INDEX.md", "a", encoding="utf-8") as index:
         index.write(
             "| trap | Staging Postgres is on port 6543 | 2026-01-01 | verified | trap.md |\n"
+        )
+        index.write(
+            "| out | Postgres deploy notes | 2026-01-01 | verified | ../../../../outside.md |\n"
         )
     lay_facts(host, 3)
     # Record every file the process opens, through Python's own audit hooks.
@@ -351,6 +354,8 @@ def test_find_never_opens_an_entry_file(host: Path, tmp_path: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     assert f"{SEMANTIC}/trap.md | trap | Staging Postgres" in result.stdout
+    assert "outside.md" not in result.stdout  # a row leading out is not handed to the reader
+    assert "row points outside memory" in result.stderr
     memory = str((host / MEMORY).resolve()) + os.sep
     opened = {line for line in log.read_text().splitlines() if line.startswith(memory)}
     assert opened == {f"{memory}{drawer}/INDEX.md" for drawer in DRAWERS}

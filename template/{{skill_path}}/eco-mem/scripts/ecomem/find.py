@@ -6,6 +6,7 @@ through a search, and a search costs four small reads however big the store grow
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
@@ -74,34 +75,54 @@ class Match:
         return {"drawer": self.drawer, "path": self.path, "line": self.line, "cells": self.cells}
 
 
-def search(root: Path, words: list[str], drawers: tuple[str, ...]) -> tuple[list[Match], list[str]]:
-    """Matching rows, best first, and the problems met (unreadable INDEX files)."""
+def search(
+    root: Path, words: list[str], drawers: tuple[str, ...]
+) -> tuple[list[Match], list[str], int]:
+    """Matching rows, best first; the problems met; how many INDEX files could be read."""
     terms = query_terms(words)
-    matches, problems = [], []
+    matches, problems, read = [], [], 0
     for order, drawer in enumerate(drawers):
         relpath = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
+        if not (root / relpath).is_file():  # missing, or a FIFO that would block a read
+            problems.append(f"{relpath}: not a regular file; run verify")
+            continue
         lines, findings = read_lines(root / relpath, relpath)
         if lines is None:
             problems += [finding.as_text() for finding in findings]
             continue
+        read += 1
         catalog = parse_catalog(lines)
         for row in catalog.rows:
             if len(row.cells) != len(catalog.columns):
                 continue
             cells = dict(zip(catalog.columns, row.cells))
+            path = _path(drawer, cells)
+            if path is None:
+                problems.append(f"{relpath}:{row.line}: row points outside memory; run verify")
+                continue
             text = " ".join(row.cells).lower()
             hits = [term for term in terms if term in text]  # substrings: deploy finds deploys
             if terms and not hits:
                 continue
             whole = set(WORD.findall(text))
             rank = (-len(hits), -sum(term in whole for term in hits), order, row.line)
-            matches.append(Match(drawer, row.line, _path(drawer, cells), cells, rank))
-    return sorted(matches, key=lambda match: match.rank), problems
+            matches.append(Match(drawer, row.line, path, cells, rank))
+    return sorted(matches, key=lambda match: match.rank), problems, read
 
 
-def _path(drawer: str, cells: dict) -> str:
-    """Where the row sends a reader: its entry file, else a procedure's pointer."""
+def _path(drawer: str, cells: dict) -> str | None:
+    """Where the row sends a reader: its entry file, else a procedure's pointer.
+    None when that would lead out of the drawer (or the repository): verify reports
+    those rows, and a search must not hand their path to a reader."""
     file = cell_path(cells.get("file", ""))
     if file and file != NO_FILE:
+        if _escapes(file) or "/" in posixpath.normpath(file):
+            return None
         return f"{protocol.MEMORY_DIR}/{drawer}/{file}"
-    return cell_path(cells.get("points to", "")) or NO_FILE
+    pointer = cell_path(cells.get("points to", "")) or NO_FILE
+    return None if _escapes(pointer) else pointer
+
+
+def _escapes(path: str) -> bool:
+    normal = posixpath.normpath(path)
+    return path.startswith("/") or "\\" in path or normal == ".." or normal.startswith("../")

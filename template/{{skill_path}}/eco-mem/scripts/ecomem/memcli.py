@@ -291,7 +291,7 @@ def _find(root: Path, args: argparse.Namespace) -> int:
 
     finish_interrupted(root)
     drawers = (args.drawer,) if args.drawer else protocol.DRAWERS
-    matches, problems = search(root, args.text, drawers)
+    matches, problems, read = search(root, args.text, drawers)
     for problem in problems:
         print(problem, file=sys.stderr)
     shown = matches if args.all else matches[:MAX_ROWS]
@@ -310,7 +310,7 @@ def _find(root: Path, args: argparse.Namespace) -> int:
             print("no matching row: nothing is remembered about that", file=sys.stderr)
         elif len(shown) < len(matches):
             print(f"{len(shown)} of {len(matches)} rows; --all shows every one", file=sys.stderr)
-    return 2 if problems and not matches else 0
+    return 0 if read else 2
 
 
 def _new(root: Path, args: argparse.Namespace) -> int:

@@ -56,10 +56,11 @@ def _sync_folder(folder: Path) -> None:
 
 
 def _keep_old_version(target: Path, backup: Path) -> None:
+    # A link to the entry itself (a symlink stays a symlink when it is put back).
     try:
-        os.link(target, backup)
-    except OSError:  # a file system without hard links: copy instead
-        shutil.copy2(target, backup)
+        os.link(target, backup, follow_symlinks=False)
+    except (OSError, NotImplementedError):  # no hard links here: copy instead
+        shutil.copy2(target, backup, follow_symlinks=False)
 
 
 def apply(memory: Path, changes: list[tuple[Path, str | None]]) -> None:
