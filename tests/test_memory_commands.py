@@ -84,14 +84,14 @@ def test_new_semantic_reads_the_body_from_stdin(host: Path) -> None:
     assert verify_findings(host) == []
 
 
-def test_user_confirmed_at_creation_needs_the_users_word(host: Path) -> None:
+def test_a_new_fact_is_never_user_confirmed_confirm_is_the_only_door(host: Path) -> None:
     before = snapshot(host)
     args = ["new", "semantic", "--title", "Answers are concise", "--scope", "writing"]
     args += ["--expires", "never", "--body", "The user asked for it.", "--source", "user-confirmed"]
 
     assert_refused(mem(host, *args), "semantic.source")
+    assert mem(host, *args, "--by-user").returncode == 2  # no such option on new
     assert snapshot(host) == before
-    assert mem(host, *args, "--by-user").returncode == 0
 
 
 @pytest.mark.parametrize(

@@ -173,15 +173,12 @@ def _fact_options(parser: argparse.ArgumentParser, required: bool) -> None:
         "--source",
         required=required,
         choices=protocol.SEMANTIC_SOURCES,
-        help="no default: derived for your own inference",
+        help="no default: derived for your own inference; user-confirmed only via confirm",
     )
     parser.add_argument("--scope", required=required, help="where it applies")
     parser.add_argument("--expires", required=required, metavar="YYYY-MM-DD|never")
     parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="default: today")
     parser.add_argument("--body", help="the fact in a sentence or two; '-' or absent: stdin")
-    parser.add_argument(
-        "--by-user", action="store_true", help="with --source user-confirmed: the user said it"
-    )
 
 
 def _episode_options(parser: argparse.ArgumentParser, required: bool, title: bool = True) -> None:

@@ -1,7 +1,7 @@
 """`new`: add an entry and its catalog row, one builder per drawer.
 
 Each builder checks what only a command can know (a free name, room in the catalog, a
-user's word for `user-confirmed`) and leaves the entry's own shape to the gate.
+the single door to `user-confirmed`) and leaves the entry's own shape to the gate.
 """
 
 from __future__ import annotations
@@ -63,8 +63,9 @@ def _change(drawer, file: str | None, lines: list[str] | None, cells: list[str])
 def semantic(args: Namespace, body: str, store: Store, today: date) -> gate.Change:
     title = one_line("--title", args.title)
     slug = slug_of(title)
-    if args.source == "user-confirmed" and not args.by_user:
-        message = "user-confirmed needs --by-user: only what the user said is; your own inference is derived"
+    if args.source == "user-confirmed":
+        # One door to user-confirmed, so every such fact passed a user's explicit yes.
+        message = "a new fact is verified or derived; once the user says it is right, confirm SLUG --by-user"
         raise Refused([Finding(f"{store.relpath}/semantic", 0, "semantic.source", ERROR, message)])
     file = f"{slug}.md"
     drawer = _room(store, "semantic", slug, file, today)
