@@ -45,6 +45,32 @@ def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> Non
     clean = run("verify", "--json", "--today", "2026-11-30")
     assert clean.returncode == 0, clean.stderr
 
+    # The memory commands, through a whole task.
+    assert run("new", "working", "--title", "Old Python", "--goal", "works").returncode == 0
+    added = run(
+        *("new", "semantic", "--title", "Scripts run on Python 3.9", "--source", "derived"),
+        *("--scope", "scripts", "--expires", "never", "--body", "Ran them under 3.9."),
+    )
+    assert added.returncode == 0, added.stderr
+    assert run("revise", "scripts-run-on-python-3-9", "--source", "verified").returncode == 0
+    assert run("confirm", "scripts-run-on-python-3-9").returncode == 1
+    assert run("confirm", "scripts-run-on-python-3-9", "--by-user").returncode == 0
+    found = run("find", "python", "--json")
+    assert found.returncode == 0 and '"matches": 2' in found.stdout, found.stdout + found.stderr
+    ended = run(
+        *("end-task", "old-python", "--promote-to", "episodic", "--title", "Tried 3.9"),
+        *("--context", "c", "--action", "a", "--result", "r", "--lesson", "It works."),
+    )
+    assert ended.returncode == 0, ended.stderr
+    assert (
+        run(
+            "new", "procedural", "--name", "x", "--use-when", "y", "--points-to", "AGENTS.md"
+        ).returncode
+        == 0
+    )
+    assert run("forget", "x").returncode == 0
+    assert run("verify").returncode == 0
+
     alphabet = string.ascii_letters + string.digits
     rng = random.Random(39)
     token = "gh" + "p_" + "".join(rng.choice(alphabet) for _ in range(36))

@@ -766,6 +766,10 @@ TESTED_ON_THEIR_OWN = {
     "episodic.deleted",
     "file.too-large",
     "file.unreadable",
+    # Written by the memory commands; tests/test_memory_*.py prove each one.
+    "structure.interrupted-write",
+    "episodic.append-only",
+    "semantic.user-confirmed",
 }
 RULE_ID = re.compile(
     r'"((?:structure|catalog|drift|caps|working|semantic|episodic|procedural|file)\.[a-z-]+)"'

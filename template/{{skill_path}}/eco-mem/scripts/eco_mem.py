@@ -8,7 +8,16 @@
   catalog-migrate   (run by copier migrations) carry catalog rows across a header change
   experiment  plant and score the recall, laundering and injection experiments
 
-Exit codes: 0 ok, 1 findings (verify) or conflicts (upgrade), 2 usage or I/O error.
+Memory commands (the primary way to read and change memory; see SKILL.md):
+  find      search catalog rows, never entry files
+  new       add an entry and its row: semantic | episodic | procedural | working
+  revise    change a fact or a procedure in its own file and row
+  confirm   mark a fact user-confirmed (--by-user)
+  forget    remove an entry and its row (--reason obsolete | secret | injection)
+  end-task  print a desk, promote what lasts, clear the desk
+
+Exit codes: 0 ok, 1 findings (verify), conflicts (upgrade) or refused by a rule (memory
+commands, nothing written), 2 usage or I/O error.
 Run `eco_mem.py COMMAND --help` for each command's options.
 """
 
@@ -30,7 +39,7 @@ if sys.pycache_prefix is None:
 import argparse
 from pathlib import Path
 
-from ecomem import protocol
+from ecomem import memcli, protocol
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -129,11 +138,11 @@ def add_upgrade_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="eco_mem.py",
         description=__doc__.split("\n\n")[0],
-        epilog="Exit codes: 0 ok, 1 findings or conflicts, 2 usage or I/O error.",
+        epilog="Exit codes: 0 ok, 1 findings, conflicts or refused, 2 usage or I/O error.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # Every command acts on one repository; they share how it is named.
@@ -198,11 +207,18 @@ def build_parser() -> argparse.ArgumentParser:
     from ecomem import experiment_cli  # the agent-experiment kit keeps its parser to itself
 
     experiment_cli.add_parser(commands, rooted)
+
+    # Memory commands: full options only when one of them runs (see memcli.add_summaries).
+    named = argv if argv is not None else sys.argv[1:]
+    if named and named[0] in memcli.COMMANDS:
+        memcli.add_parsers(commands, rooted)
+    else:
+        memcli.add_summaries(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 on --help
@@ -244,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         from ecomem import experiment_cli
 
         return experiment_cli.run(root, args)
+    if args.command in memcli.COMMANDS:
+        return memcli.run(root, args)
     if args.command == "verify":
         from ecomem import verify
 

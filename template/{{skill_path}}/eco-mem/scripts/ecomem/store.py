@@ -18,6 +18,12 @@ from .textfile import read_lines
 
 INDEX = "INDEX.md"
 WORKING_IGNORE = ".gitignore"
+# Local state of the memory commands, in the gitignored working drawer (see locking.py
+# and transaction.py); named here so loading the store needs neither module.
+WORKING_LOCK = ".eco-mem.lock"
+WORKING_PENDING = ".eco-mem.pending"
+# At the memory root: keeps ripgrep and other .ignore readers out of the drawers.
+ROOT_FILES = (".ignore",)
 
 
 # Plain classes, not dataclasses: verify runs on every commit, and importing
@@ -69,6 +75,8 @@ def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store
     findings: list[Finding] = []
     for child in sorted(os.scandir(memory), key=lambda item: item.name):
         relpath = f"{memory_dir}/{child.name}"
+        if child.name in ROOT_FILES and child.is_file(follow_symlinks=False):
+            continue
         if child.is_dir(follow_symlinks=False):
             if child.name not in protocol.DRAWERS:
                 message = f"a fifth memory folder; move its entries into one of {', '.join(protocol.DRAWERS)}"
@@ -112,6 +120,12 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
                 "symlink leading out of its drawer; it is not read. Replace it with a real file"
             )
             findings.append(Finding(relpath, 0, "drift.path-escapes", ERROR, message))
+            continue
+        if drawer.name == "working" and item.name == WORKING_LOCK:
+            continue
+        if drawer.name == "working" and item.name == WORKING_PENDING:
+            message = "an eco_mem.py write stopped halfway; the next memory command (find will do) rolls it back"
+            findings.append(Finding(relpath, 0, "structure.interrupted-write", ERROR, message))
             continue
         if item.is_dir():
             message = "drawers are flat; move the files up into the drawer or delete the folder"
