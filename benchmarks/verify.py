@@ -62,7 +62,7 @@ from tests.helpers import (
 )
 
 DEFAULT_RUNS = 5
-TARGET = 1.5
+TARGET = 2.5
 STRESS_SIZES = (1_000, 5_000, 10_000)
 POINTER = f"{SKILL}/SKILL.md"  # a real file in every rendered repository
 AS_OF = "2025-01-15"
