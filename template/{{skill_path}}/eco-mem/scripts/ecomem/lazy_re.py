@@ -15,8 +15,6 @@ COMPILED: list[str] = []
 class LazyPattern:
     """Stands in for `re.compile(source, flags)`; compiles on the first method call."""
 
-    __slots__ = ("_compiled", "flags", "source")
-
     def __init__(self, source: str, flags: int = 0) -> None:
         self.source = source
         self.flags = flags
@@ -30,8 +28,11 @@ class LazyPattern:
         return self._compiled
 
     def __getattr__(self, name: str):
-        # Only reached for what the slots do not hold: search, finditer, groupindex...
-        return getattr(self.compiled, name)
+        # Reached once per method (search, finditer...): keep it, so later calls are a
+        # plain attribute lookup.
+        value = getattr(self.compiled, name)
+        setattr(self, name, value)
+        return value
 
 
 def lazy(source: str, flags: int = 0) -> LazyPattern:

@@ -417,7 +417,8 @@ FAMILIES = (
         "anthropic-key",
         "Anthropic API key",
         ["sk-ant-"],
-        r"sk-ant-(?:[a-z]+[0-9]*-)?(?P<body>[A-Za-z0-9_-]{32,})",
+        # A version segment (`api03-`), when there is one, is never counted into the body.
+        r"sk-ant-(?:[a-z]+[0-9]*-|(?![a-z]+[0-9]*-))(?P<body>[A-Za-z0-9_-]{32,})",
         "`sk-ant-api03-` + 95 URL-safe characters",
         3,
     ),
@@ -556,7 +557,7 @@ FAMILIES = (
         "slack-token",
         "Slack token",
         ["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxe-", "xoxs-", "xoxo-"],
-        r"xox[abeoprs]-(?P<body>[0-9]{6,}-[A-Za-z0-9-]{10,})",
+        r"xox[abeoprs]-(?P<body>(?:[0-9]{6,}-)+[A-Za-z0-9]{10,})(?![A-Za-z0-9-])",
         "`xoxb-` (or `xoxp-`...) + digit groups + a random part",
     ),
     _row(
@@ -593,13 +594,6 @@ FAMILIES = (
         [":AA"],
         r"(?<![0-9])[0-9]{8,10}:AA(?P<body>[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",
         "8 to 10 digits + `:AA` + 33 URL-safe characters",
-    ),
-    _row(
-        "twilio-key",
-        "Twilio API key",
-        ["SK"],
-        r"SK(?P<body>[0-9a-fA-F]{32})(?![A-Za-z0-9])",
-        "`SK` + 32 hex",
     ),
     _row(
         "sendgrid-key",
@@ -669,7 +663,8 @@ FAMILIES = (
         "braintree-token",
         "Braintree access token",
         ["access_token$production$", "access_token$sandbox$"],
-        r"access_token\$(?:production|sandbox)\$(?P<body>[a-z0-9]{16}\$[a-f0-9]{32})",
+        # The body is the hex part: placeholders are judged by `$`, which the id part holds.
+        r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$(?P<body>[a-f0-9]{32})",
         "`access_token$production$` + 16 characters + `$` + 32 hex",
     ),
     _row(
@@ -859,6 +854,16 @@ FAMILIES = (
     ),
 )
 
+
+def _index_by_prefix(families: tuple) -> dict[str, list[int]]:
+    by_prefix: dict[str, list[int]] = {}
+    for index, family in enumerate(families):
+        for prefix in family.prefixes:
+            by_prefix.setdefault(prefix, []).append(index)
+    return by_prefix
+
+
+BY_PREFIX = _index_by_prefix(FAMILIES)  # prefix -> indexes of the families it may start
 # Every credential family's token is at least this long, prefix included; shorter words
 # are never looked at.
 MIN_TOKEN_LENGTH = 20

@@ -20,7 +20,7 @@ from itertools import accumulate
 
 from .findings import ERROR, Finding
 from .lazy_re import lazy
-from .providers import FAMILIES, MIN_TOKEN_LENGTH, Family
+from .providers import BY_PREFIX, FAMILIES, MIN_TOKEN_LENGTH, Family
 
 FIX = "delete it from memory and rotate it; record where the secret is kept, never its value"
 
@@ -32,7 +32,6 @@ _PLACEHOLDER = lazy(
     r"|insert[-_]|replace[-_]|fake|here$",
     re.IGNORECASE,
 )
-_PREFIXES = tuple({prefix for family in FAMILIES for prefix in family.prefixes})
 # A prefix inside a longer word (`task-`, `xAKIA`) is not the start of a token.
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
@@ -107,8 +106,8 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
         body = match.group("body")
         if _is_placeholder(body) or _classes(body) < family.min_classes:
             continue
-        # Show only what precedes the random part: a public prefix such as `ghp_`.
-        shown = text[start : match.start("body")][:16]
+        # Show only the public prefix the token starts with (`ghp_`), if it starts with one.
+        shown = next((p for p in family.prefixes if text.startswith(p, start)), "")
         what = f"{family.what} ({shown}…)" if shown else family.what
         report(start, family.rule, f"{what}: {FIX}")
 
@@ -160,11 +159,12 @@ def _family_matches(text: str) -> Iterator[tuple[Family, int, re.Match[str]]]:
     if not words:
         return
     candidates = "\n".join(words)
-    # One C-level pass over every prefix; families are then visited in table order.
-    hit = set(filter(candidates.__contains__, _PREFIXES))
-    for family in FAMILIES:
-        if hit.isdisjoint(family.prefixes):
-            continue
+    # One C-level pass over every prefix; only families whose prefix is there run.
+    hits = set()
+    for prefix in filter(candidates.__contains__, BY_PREFIX):
+        hits.update(BY_PREFIX[prefix])
+    for index in sorted(hits):
+        family = FAMILIES[index]
         for match in family.pattern.finditer(text):
             start = match.start()
             if start and text[start - 1] in _TOKEN_CHARS:
