@@ -22,7 +22,11 @@ FIX = "delete it from memory; personal data and ID numbers never belong there"
 # longer token, a decimal, a version or a path. Each pattern starts with a character
 # class and checks what precedes it afterwards: the regex engine skips fast to a class,
 # while a leading lookbehind is tried at every position.
-_DIGIT_RUN = lazy(r"[0-9](?<![\w.,/:+-][0-9])(?:[0-9]|[ -](?=[0-9])){8,22}(?![\w/:+-]|[.,][0-9])")
+# The whole run or nothing: a run that goes on past 40 characters is not one number.
+_DIGIT_RUN = lazy(
+    r"[0-9](?<![\w.,/:+-][0-9])(?<![0-9][ -][0-9])(?:[0-9]|[ -](?=[0-9])){8,40}"
+    r"(?![\w/:+-]|[.,][0-9]|[ -][0-9])"
+)
 _CARD_LAYOUT = lazy(
     r"[0-9]{12,19}"
     r"|[0-9]{4}(?P<sep>[ -])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{1,4}(?:(?P=sep)[0-9]{1,3})?"
