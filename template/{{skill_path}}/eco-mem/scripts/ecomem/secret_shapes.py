@@ -75,7 +75,7 @@ _ASSIGNMENT = lazy(
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Names holding things that look random but are not secret: public keys, cache keys, ids.
 _NOT_SECRET_NAME = lazy(
-    r"public|pubkey|cache|sort|partition|primary|foreign|fingerprint|checksum|digest|commit"
+    r"public|pubkey|cache|sort|partition|primary|foreign|fingerprint|checksum|digest|commit|idempotency"
     r"|(?:id|ids|name|path|file|dir|url|uri|type|len|length|size|env|var|field|header|prefix"
     r"|format|hash|sha|count|version|expiry|expires|ttl|timeout|domain|host|endpoint|region"
     r"|issuer|audience|scope|method|mode|provider|user|username|email|tenant|realm|label)$",
@@ -127,6 +127,8 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
             while start and text[start - 1] in _SCHEME_CHARS:
                 start -= 1
             scheme = text[start : match.start()]
+            if text[max(0, start - 2) : start] == "{{":  # `{{mysql://user:pass@host}}` template
+                continue
             if scheme[:1].isalpha() and _real_password(match["user"], match["password"]):
                 message = f"URL with a password ({scheme}://{match['user']}:…@): {FIX}"
                 report(start, "secret.url-credentials", message)
@@ -191,7 +193,14 @@ def _private_key_lines(lines: list[str]) -> list[int]:
 
 
 def _real_password(user: str, password: str) -> bool:
-    if password == user or _is_placeholder(password) or _PLACEHOLDER_PASSWORD.search(password):
+    # Brackets must be percent-encoded in a URL's user part: `[:password]` is syntax help.
+    if (
+        "[" in password
+        or "]" in password
+        or password == user
+        or _is_placeholder(password)
+        or _PLACEHOLDER_PASSWORD.search(password)
+    ):
         return False
     if password.isdigit() and len(password) <= 5:  # host:port@ in a malformed URL, not a secret
         return False
