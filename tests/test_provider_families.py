@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL
+from tests.helpers import MEMORY, PROJECT, SKILL
 
 ALNUM = string.ascii_letters + string.digits
 UPPER_ALNUM = string.ascii_uppercase + string.digits
@@ -305,6 +305,17 @@ def test_every_row_has_literal_prefixes_and_a_shape_to_document(shapes):
         assert "body" in family.pattern.source
 
 
+def test_the_readme_coverage_table_lists_every_rule_id(shapes):
+    _, providers = shapes
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Credentials verify recognises", 1)[1].split("</details>", 1)[0]
+    listed = {
+        line.split("`")[1] for line in table.splitlines() if line.startswith("| ") and "`" in line
+    }
+    listed.discard("rule id")
+    assert {family.rule for family in providers.FAMILIES} <= listed
+
+
 @pytest.mark.parametrize(("rule", "prefix", "built"), SAMPLES, ids=_ids())
 def test_a_token_of_the_family_shape_is_reported(shapes, rule, prefix, built):
     secret_shapes, _ = shapes
@@ -392,3 +403,14 @@ def test_a_clean_store_compiles_no_family_pattern_and_a_token_compiles_its_own(r
     assert [families[source] for source in report["after"] if source in families] == [
         "secret.github-token"
     ]
+
+
+@pytest.mark.parametrize(("rule", "prefix", "built"), SAMPLES, ids=_ids())
+def test_pathological_lines_are_scanned_to_the_end(shapes, rule, prefix, built):
+    # Prefixes repeated, and a prefix before a long run of body characters: a pattern
+    # that backtracks would hang here. Speed itself is measured in benchmarks/verify.py.
+    secret_shapes, _ = shapes
+    token, _, _ = built
+    for line in (prefix * 5000, prefix + "a1" * 25000, (token + " ") * 500, "0" * 20000 + prefix):
+        for finding in secret_shapes.scan("m.md", [line]):
+            assert finding.line == 1
