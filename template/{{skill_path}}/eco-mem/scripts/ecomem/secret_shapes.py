@@ -102,7 +102,10 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
     def report(offset: int, rule: str, message: str) -> None:
         hits.setdefault((line_of(offset), rule), message)
 
-    for family, start, match in _family_matches(text):
+    # Every token, AWS secret and generic value is a word of 16 characters or more, and
+    # prose has few: an entry without one skips those rules after one split.
+    long_words = [word for word in text.split() if len(word) >= _GENERIC_MIN_LENGTH]
+    for family, start, match in _family_matches(text, long_words):
         body = match.group("body")
         if _is_placeholder(body) or _classes(body) < family.min_classes:
             continue
@@ -111,7 +114,7 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
         what = f"{family.what} ({shown}…)" if shown else family.what
         report(start, family.rule, f"{what}: {FIX}")
 
-    if "secret" in lowered:
+    if long_words and "secret" in lowered:
         for match in _AWS_SECRET.finditer(text):
             body = match.group("body")
             if not _is_placeholder(body) and _classes(body) == 3:
@@ -137,7 +140,7 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
             if _real_header_value(match.group("scheme"), match.group("value")):
                 shown = f"Authorization: {match.group('scheme')} …"
                 report(match.start(), "secret.auth-header", f"credential header ({shown}): {FIX}")
-    if any(hint in lowered for hint in _GENERIC_HINTS):
+    if long_words and any(hint in lowered for hint in _GENERIC_HINTS):
         flagged_lines = {line for line, _ in hits}  # a line already reported needs no catch-all
         for offset, name in _generic_assignments(text, lowered):
             line = line_of(offset)
@@ -150,14 +153,16 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
     )
 
 
-def _family_matches(text: str) -> Iterator[tuple[Family, int, re.Match[str]]]:
+def _family_matches(
+    text: str, long_words: list[str]
+) -> Iterator[tuple[Family, int, re.Match[str]]]:
     """(family, offset where the token starts, match) for each token at a word boundary.
 
     Tokens are long words, so only words of MIN_TOKEN_LENGTH or more are searched for
     prefixes: prose has few, and a family whose prefix is absent never compiles its
     pattern. The pattern then runs on the whole text, for offsets.
     """
-    words = [word for word in text.split() if len(word) >= MIN_TOKEN_LENGTH]
+    words = [word for word in long_words if len(word) >= MIN_TOKEN_LENGTH]
     if not words:
         return
     candidates = "\n".join(words)
