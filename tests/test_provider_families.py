@@ -341,12 +341,16 @@ def test_one_character_short_of_the_shape_is_not(shapes, rule, prefix, built):
     assert {f.rule for f in findings} <= {"secret.generic-assignment"}
 
 
-@pytest.mark.parametrize(("rule", "prefix", "built"), SAMPLES, ids=_ids())
+# A URL family matches inside the URL, whatever precedes it, so it has no word boundary.
+WORD_SAMPLES = [row for row in SAMPLES if not row[2][0].startswith("https://")]
+
+
+@pytest.mark.parametrize(
+    ("rule", "prefix", "built"), WORD_SAMPLES, ids=[f"{r}:{p}" for r, p, _ in WORD_SAMPLES]
+)
 def test_a_prefix_inside_a_longer_word_is_not_a_token(shapes, rule, prefix, built):
     secret_shapes, _ = shapes
     token, _, _ = built
-    if token.startswith("https://"):
-        pytest.skip("a URL family matches inside the URL, whatever precedes it")
 
     findings = secret_shapes.scan("m.md", [f"see x{token}"])
 

@@ -1,8 +1,10 @@
 """Credentials pasted into memory: match the shape of a value, never the mention of one.
 
 "Rotate the database password monthly" names a secret; `ghp_` plus 36 characters is one.
-Each family below is a prefix or structure that real credentials carry, checked against
-placeholders (`<your-key>`, `${TOKEN}`, `xxxx`, `EXAMPLE`) so that documentation stays quiet.
+Provider families (providers.py) are prefixes and structures that real credentials carry;
+the rules here add those without a prefix: private keys, AWS secret keys by name, passwords
+in URLs and credential headers. Every value is checked against placeholders
+(`<your-key>`, `${TOKEN}`, `xxxx`, `EXAMPLE`) so that documentation stays quiet.
 The catch-all `secret.generic-assignment` adds an entropy test on top, because a name like
 `password =` says nothing about whether the value after it is real.
 
