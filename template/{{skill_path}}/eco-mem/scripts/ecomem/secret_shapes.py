@@ -87,6 +87,8 @@ _END_OF_VALUE = frozenset(" \t\n,;)]}|&")
 _EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
 _SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
 _GENERIC_MIN_LENGTH = 16
+_WORD_SHAPE = bytes(ord(" ") if chr(i) in " \t\n\r\x0b\x0c" else ord("a") for i in range(256))
+_LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
 # Bits per character: random base62 of 16+ characters sits above, words and slugs below.
 _GENERIC_MIN_ENTROPY = 3.3
 _HEX_MIN_ENTROPY = 2.7
@@ -105,8 +107,11 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
         hits.setdefault((line_of(offset), rule), message)
 
     # Every token, AWS secret and generic value is a word of 16 characters or more, and
-    # prose has few: an entry without one skips those rules after one split.
-    long_words = [word for word in text.split() if len(word) >= _GENERIC_MIN_LENGTH]
+    # prose has few: an entry without one skips those rules. The literal test on the text's
+    # shape (whitespace ` `, anything else `a`) is cheaper than splitting it into words.
+    long_words = []
+    if _LONG_WORD in text.encode("utf-8", "ignore").translate(_WORD_SHAPE):
+        long_words = [word for word in text.split() if len(word) >= _GENERIC_MIN_LENGTH]
     for family, start, match in _family_matches(text, long_words):
         body = match.group("body")
         if _is_placeholder(body) or _classes(body) < family.min_classes:
