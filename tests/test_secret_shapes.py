@@ -544,6 +544,9 @@ def test_pathological_lines_are_scanned_to_the_end(secret_shapes, line):
 FRAGMENTS = [AWS_ID, GOOGLE, GH + "p_", GL, SLACK + "b-", STRIPE_LIVE, NPM, OPENAI, "eyJ", "://"]
 FRAGMENTS += ["token=", "password: ", "Authorization: Bearer ", "'", '"', "@", ":", "İ", "\t"]
 FRAGMENTS += [BEGIN + "PRIVATE KEY-----", "Ab3", "xx", "9f"]
+# Prefixes of families whose pattern starts before or around the literal.
+FRAGMENTS += ["Account" + "Key=", ":A" + "A", "-u" + "s1", "Q" + "~", "s" + "l.", "E" + "AA"]
+FRAGMENTS += ["_m" + "mk", ".atlas" + "v1.", "p" + "at", "0123456789abcdef", "x" * 16]
 LINES = st.lists(
     st.lists(
         st.sampled_from(FRAGMENTS)
