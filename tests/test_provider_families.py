@@ -373,7 +373,7 @@ import json, sys
 from datetime import date
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from ecomem import lazy_re, providers, verify
+from ecomem import lazy_re, personal_data, providers, verify
 verify.collect(Path(sys.argv[2]), date(2025, 1, 15))
 store_only = list(lazy_re.COMPILED)
 verify.secret_shapes.scan("m.md", [sys.argv[3]])
@@ -381,11 +381,12 @@ print(json.dumps({
     "store": store_only,
     "after": lazy_re.COMPILED[len(store_only):],
     "families": {f.pattern.source: f.rule for f in providers.FAMILIES},
+    "personal": [v.source for v in vars(personal_data).values() if isinstance(v, lazy_re.LazyPattern)],
 }))
 """
 
 
-def test_a_clean_store_compiles_no_family_pattern_and_a_token_compiles_its_own(rendered: Path):
+def test_a_clean_store_compiles_no_provider_or_personal_data_pattern(rendered: Path):
     # A fresh interpreter on the rendered script: nothing compiled before the store is read.
     token = "gh" + "p_" + rand(ALNUM, 36)
     scripts = rendered / SKILL / "scripts"
@@ -400,6 +401,8 @@ def test_a_clean_store_compiles_no_family_pattern_and_a_token_compiles_its_own(r
 
     assert (rendered / MEMORY / "semantic/INDEX.md").is_file()
     assert [source for source in report["store"] if source in families] == []
+    assert len(report["personal"]) == 4
+    assert [source for source in report["store"] if source in report["personal"]] == []
     # What does compile is the handful of keyword-gated rules (the rendered catalogs say
     # "secret" and "key"), a fixed number that does not grow with the table.
     assert len(report["store"]) <= 10 < len(families)
