@@ -74,14 +74,19 @@ def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> Non
     alphabet = string.ascii_letters + string.digits
     rng = random.Random(39)
     token = "gh" + "p_" + "".join(rng.choice(alphabet) for _ in range(36))
+    # A Visa-shaped number whose last digit is whatever makes the Luhn sum end in 0.
+    partial = "4" + "".join(rng.choice(string.digits) for _ in range(14))
+    doubled = [int(c) * (2 - i % 2) for i, c in enumerate(reversed(partial))]
+    card = partial + str(-sum(d - 9 if d > 9 else d for d in doubled) % 10)
     fact = host / ".agents/memory/semantic/orphan.md"
     fact.write_text(
-        f"# Orphan\n\n- as_of: last week\n- source: guess\n\nCI uses {token}\n", encoding="utf-8"
+        f"# Orphan\n\n- as_of: last week\n- source: guess\n\nCI uses {token}, card {card}\n",
+        encoding="utf-8",
     )
     broken = run("verify", "--today", "2026-11-30")
     assert broken.returncode == 1
     rules = ("drift.file-without-row", "semantic.relative-date", "semantic.source")
-    for rule in (*rules, "secret.github-token"):
+    for rule in (*rules, "secret.github-token", "pii.payment-card"):
         assert f"[{rule}]" in broken.stdout
 
 

@@ -439,6 +439,8 @@ NEGATIVE = [
     ("url-placeholder-angles", "mysql://<user>:<pass>@db/app"),
     ("url-placeholder-env", "https://${GIT_USER}:${GIT_TOKEN}@github.com/org/repo.git"),
     ("url-guest-default", "amqp://guest:guest@localhost:5672/"),
+    ("url-template-braces", 'csvsql --db "{{mysql://pengguna:kata_sandi@host/basis_data}}"'),
+    ("url-optional-password", 'tmutil setdestination "protocolo://usuario[:clave]@host/share"'),
     ("auth-header-angle", "Authorization: Bearer <token>"),
     ("auth-header-variable", 'curl -H "Authorization: Bearer $TOKEN" https://api/v1'),
     ("auth-header-ellipsis", "Authorization: Bearer ..."),
@@ -447,6 +449,7 @@ NEGATIVE = [
     ("aws-docs-example-id", "AWS docs use " + AWS_ID + "IOSFODNN7EXAMPLE as the sample id."),
     ("github-masked-token", "GITHUB_TOKEN=" + GH + "p_" + "x" * 36),
     ("sk-prefix-word", "The task-runner and risk-model use sk-learn style APIs."),
+    ("idempotency-key", 'idempotency_key="KG5LxwFBepaKHyUD",'),
     ("password-hash", "password_hash: 5f4dcc3b5aa765d61d8327deb882cf99"),
     ("git-sha", "Fixed auth in commit 9f86d081884c7d659a2feaa0c55ad015b3bf4f1b."),
     ("token-count", "max_tokens: 4096"),
@@ -541,6 +544,9 @@ def test_pathological_lines_are_scanned_to_the_end(secret_shapes, line):
 FRAGMENTS = [AWS_ID, GOOGLE, GH + "p_", GL, SLACK + "b-", STRIPE_LIVE, NPM, OPENAI, "eyJ", "://"]
 FRAGMENTS += ["token=", "password: ", "Authorization: Bearer ", "'", '"', "@", ":", "İ", "\t"]
 FRAGMENTS += [BEGIN + "PRIVATE KEY-----", "Ab3", "xx", "9f"]
+# Prefixes of families whose pattern starts before or around the literal.
+FRAGMENTS += ["Account" + "Key=", ":A" + "A", "-u" + "s1", "Q" + "~", "s" + "l.", "E" + "AA"]
+FRAGMENTS += ["_m" + "mk", ".atlas" + "v1.", "p" + "at", "0123456789abcdef", "x" * 16]
 LINES = st.lists(
     st.lists(
         st.sampled_from(FRAGMENTS)

@@ -57,8 +57,9 @@ def repo_root(given: str | None) -> Path:
 VERIFY_DESCRIPTION = """\
 Check the eco-mem store: structure, catalog rows against files, caps,
 semantic provenance, episode lessons, procedural pointers, and the write
-gate's mechanical rules (secret-shaped values, chat transcripts, text that
-tries to instruct the agent). Nothing outside the memory folder is read.
+gate's mechanical rules (secret-shaped values, card numbers, IBANs and SSNs,
+chat transcripts, text that tries to instruct the agent). Nothing outside the
+memory folder is read.
 """
 
 VERIFY_EPILOG = """\

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from .findings import WARNING, Finding
+from .lazy_re import lazy
 
 RULE = "injection.instruction"
 
@@ -35,7 +36,7 @@ _WEAK_NOUNS = r"rules|guidelines|guardrails|constraints|context"
 
 # ignore / disregard / forget ... [all] [the] [previous] instructions; forget everything
 # above; ignore the above (and ...)
-_OVERRIDE = re.compile(
+_OVERRIDE = lazy(
     r"(?P<verb>ignore|disregard|forget|override|bypass|discard|abandon"
     r"|(?:do[ \t]+not|don't|stop)[ \t]+(?:follow|obey)(?:ing)?)[ \t]+"
     r"(?:(?P<det>(?:(?:all|any|of|the|your|my|these|those|every|each)[ \t]+){0,3})"
@@ -45,15 +46,15 @@ _OVERRIDE = re.compile(
     r"|(?:that[ \t]+)?you(?:'ve|[ \t]+have|[ \t]+were)?[ \t]+(?:been[ \t]+)?(?:told|given|said)))"
 )
 # "instructions above", "the rules you were given": a qualifier after the noun.
-_QUALIFIER_AFTER = re.compile(
+_QUALIFIER_AFTER = lazy(
     r"[ \t]+(?:above|before|so[ \t]+far"
     r"|(?:that[ \t]+)?you(?:'ve|[ \t]+have|[ \t]+were)?[ \t]+(?:been[ \t]+)?(?:given|told))\b"
 )
 # The order ends at the noun: "Ignore all instructions." or "... instructions and reply".
-_ORDER_ENDS = re.compile(r"[ \t]*(?:[.!,;:)\n]|$|and\b|then\b)")
+_ORDER_ENDS = lazy(r"[ \t]*(?:[.!,;:)\n]|$|and\b|then\b)")
 # a new role: "you must now", "you will now act as", "you are now in developer mode",
 # "from now on you will"; "you should now see a green check" is how docs talk
-_NEW_ROLE = re.compile(
+_NEW_ROLE = lazy(
     r"you[ \t]+(?:must|shall)[ \t]+now\b"
     r"|you[ \t]+(?:will|should)[ \t]+now[ \t]+(?:act|behave|respond|reply|answer|pretend|role-?play"
     r"|be|obey|follow|ignore|only|speak|always|never)\b"
@@ -62,7 +63,7 @@ _NEW_ROLE = re.compile(
     r"|from[ \t]+now[ \t]+on,?[ \t]+your?\b"
 )
 # new orders: "New instructions:", "Updated system prompt:"
-_NEW_ORDERS = re.compile(
+_NEW_ORDERS = lazy(
     r"(?:new|updated|revised|real|actual|true)[ \t]+(?:system[ \t]+)?"
     r"(?:instructions?|prompt|rules)[ \t]*:"
 )
@@ -101,7 +102,7 @@ _PHRASES = (
 # Where a command can begin: line start (after blockquote, list marker, number or heading
 # marks), after a sentence or a colon, after a dash, or inside an HTML comment; then
 # optional emphasis, lead-ins such as "Please" or "Assistant,", and "you must".
-_COMMAND_POSITION = re.compile(
+_COMMAND_POSITION = lazy(
     r"(?:^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)]|#{1,6})[ \t]+(?:\[[ x]\][ \t]+)?)?"
     r"|[.!?;:][ \t]+|(?:--|\u2014|\u2013)[ \t]+|<!--[ \t]*)"
     r"(?:(?:\*\*|__|\*|_)[ \t]*)?"
@@ -113,13 +114,13 @@ _COMMAND_POSITION = re.compile(
 )
 _CONTEXT = 200  # characters before a phrase that are read to place it
 # Lead-ins that introduce a quoted or cited example rather than give an order.
-_MENTION_LEAD = re.compile(
+_MENTION_LEAD = lazy(
     r"(?:e\.g\.|i\.e\.|\beg\.|\bexamples?|such[ \t]+as|\blike|\bsays?|\bsaid|\bphrases?"
     r"|\bpatterns?|\bpayloads?|\bstrings?|\btext|\breads?|for[ \t]+instance)[ \t]*[:,]?[ \t]*$"
 )
 
 # Fake chat-template and role markers, at the start of a line (after any blockquote).
-_FAKE_TURN = re.compile(
+_FAKE_TURN = lazy(
     r"^[ \t]*(?:>[ \t]*)*"
     r"(?:<\|im_start\|>|<\|(?:system|assistant|user|im_sep|endoftext)\|>"
     r"|\[/?(?:system|inst|sys)\](?!\()|<</?sys>>|</?(?:system|sys|system[-_]prompt)>"
@@ -128,7 +129,7 @@ _FAKE_TURN = re.compile(
 )
 # A quick test first: it starts with a character class of `<`, `[` and `#`, rare in prose,
 # which the regex engine skips to fast (an alternation of words would try every position).
-_FAKE_TURN_GATE = re.compile(r"[<\[#](?:\||/?(?:sys|inst)|<sys|[ \t]*system)")
+_FAKE_TURN_GATE = lazy(r"[<\[#](?:\||/?(?:sys|inst)|<sys|[ \t]*system)")
 
 _FIX = "memory is data, not instructions: rewrite it as a fact about the project or delete it"
 

@@ -1,8 +1,10 @@
 """Credentials pasted into memory: match the shape of a value, never the mention of one.
 
 "Rotate the database password monthly" names a secret; `ghp_` plus 36 characters is one.
-Each family below is a prefix or structure that real credentials carry, checked against
-placeholders (`<your-key>`, `${TOKEN}`, `xxxx`, `EXAMPLE`) so that documentation stays quiet.
+Provider families (providers.py) are prefixes and structures that real credentials carry;
+the rules here add those without a prefix: private keys, AWS secret keys by name, passwords
+in URLs and credential headers. Every value is checked against placeholders
+(`<your-key>`, `${TOKEN}`, `xxxx`, `EXAMPLE`) so that documentation stays quiet.
 The catch-all `secret.generic-assignment` adds an entropy test on top, because a name like
 `password =` says nothing about whether the value after it is real.
 
@@ -11,128 +13,32 @@ Messages show at most a public prefix (`ghp_…`) and never a password or key bo
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from itertools import accumulate
-from typing import NamedTuple
 
 from .findings import ERROR, Finding
+from .lazy_re import lazy
+from .providers import BY_PREFIX, FAMILIES, MIN_TOKEN_LENGTH, Family
 
 FIX = "delete it from memory and rotate it; record where the secret is kept, never its value"
 
 # Values that are obviously stand-ins: template syntax, elisions, masks, repeated
 # characters, counting sequences and the words documentation uses for fake values.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"[<>{}$]|\.\.\.|…|\*\*\*|(.)\1{5,}|x{4,}|0123456|123456789|abcdefg"
     r"|example|changeme|change[-_]me|placeholder|redacted|dummy|sample|your[-_]?"
     r"|insert[-_]|replace[-_]|fake|here$",
     re.IGNORECASE,
 )
-
-
-class _Shape(NamedTuple):
-    """A family with a fixed prefix; group `body` of `pattern` is the random part.
-
-    Each pattern starts with a literal (`AIza`, `gh`, `xox`), which the regex engine finds
-    about as fast as str.find; a leading lookbehind or character class would make it try
-    every position instead. The word boundary before the prefix is checked in Python.
-    """
-
-    rule: str
-    what: str  # names the credential in the message
-    pattern: re.Pattern[str]
-    min_classes: int = 2  # random bodies mix lower, upper and digits; words and masks do not
-    lead: str = ""  # the token's first character, when the pattern starts one character in
-
-
-_SHAPES = (
-    _Shape(
-        "secret.aws-access-key",
-        "AWS access key id",
-        re.compile(r"A[KS]IA(?P<body>[A-Z0-9]{16})(?![A-Z0-9])"),
-    ),
-    _Shape(
-        "secret.google-api-key",
-        "Google API key",
-        re.compile(r"AIza(?P<body>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])"),
-    ),
-    _Shape(
-        "secret.github-token",
-        "GitHub token",
-        re.compile(r"gh[pousr]_(?P<body>[A-Za-z0-9]{36})(?![A-Za-z0-9_])"),
-    ),
-    _Shape(
-        "secret.github-token",
-        "GitHub token",
-        re.compile(r"github_pat_(?P<body>[A-Za-z0-9]{22}_[A-Za-z0-9]{59})(?![A-Za-z0-9_])"),
-    ),
-    _Shape(
-        "secret.gitlab-token",
-        "GitLab token",
-        re.compile(r"gl(?:pat|dt|rt)-(?P<body>[A-Za-z0-9_-]{20,})"),
-    ),
-    _Shape(
-        "secret.slack-token",
-        "Slack token",
-        re.compile(r"xox[abeprs]-(?P<body>[0-9]{6,}-[A-Za-z0-9-]{10,})"),
-    ),
-    _Shape(
-        "secret.slack-token",
-        "Slack webhook URL",
-        re.compile(
-            r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<body>[A-Za-z0-9_/-]{20,})"
-        ),
-    ),
-    _Shape(
-        "secret.stripe-key",
-        "Stripe secret key",
-        re.compile(r"k_(?:live|test)_(?P<body>[A-Za-z0-9]{16,})"),
-        lead="sr",  # `sk_` or `rk_`; `[sr]k_` would lose the literal start
-    ),
-    _Shape(
-        "secret.npm-token",
-        "npm token",
-        re.compile(r"npm_(?P<body>[A-Za-z0-9]{36})(?![A-Za-z0-9])"),
-    ),
-    _Shape(
-        "secret.pypi-token",
-        "PyPI token",
-        # The fixed part is the base64 of the macaroon header naming pypi.org or test.pypi.org.
-        re.compile(r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)(?P<body>[A-Za-z0-9_-]{50,})"),
-    ),
-    _Shape(
-        "secret.anthropic-key",
-        "Anthropic API key",
-        re.compile(r"sk-ant-(?:[a-z]+[0-9]*-)?(?P<body>[A-Za-z0-9_-]{32,})"),
-        3,
-    ),
-    _Shape(
-        "secret.openai-key",
-        "OpenAI API key",
-        re.compile(r"sk-(?!ant-)(?:(?:proj|svcacct|admin)-)?(?P<body>[A-Za-z0-9_-]{32,})"),
-        3,
-    ),
-    _Shape(
-        "secret.jwt",
-        "JSON Web Token",
-        # Header and payload are base64url JSON objects, so both start with `ey`. The boundary
-        # sits in the pattern too: in `eyJeyJeyJ…` each try would otherwise scan to the end.
-        re.compile(
-            r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{10,}"
-            r"\.(?P<body>ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"
-        ),
-    ),
-)
 # A prefix inside a longer word (`task-`, `xAKIA`) is not the start of a token.
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 # AWS secrets have no prefix, so the name they are assigned to must say what they are.
-_AWS_SECRET = re.compile(
+_AWS_SECRET = lazy(
     r"(?P<name>(?i:aws[\w.-]{0,20}?secret[\w.-]{0,20}|secret[_.-]?access[_.-]?key[\w.-]{0,10}))"
     r"[\"']?[ \t]*(?:[:=]|=>|:=)[ \t]*[\"']?"
     r"(?P<body>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
@@ -140,22 +46,22 @@ _AWS_SECRET = re.compile(
 
 # A PEM header alone is a mention ("the file starts with -----BEGIN ... PRIVATE KEY-----");
 # a header followed by base64 body, on the same line (JSON `\n`) or the next ones, is a key.
-_PEM_HEADER = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY = re.compile(r"^(?:\\r)?(?:\\n)?[A-Za-z0-9+/=]{20,}")
-_PEM_PREAMBLE = re.compile(r"^[A-Za-z-]+: ")  # Proc-Type:, DEK-Info: in encrypted PEM
+_PEM_HEADER = lazy(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = lazy(r"^(?:\\r)?(?:\\n)?[A-Za-z0-9+/=]{20,}")
+_PEM_PREAMBLE = lazy(r"^[A-Za-z-]+: ")  # Proc-Type:, DEK-Info: in encrypted PEM
 
 # Starts at the literal `://`, which the regex engine finds fast; the scheme is read
 # backwards afterwards. Commas and colons end a password: `host:1,other:2@` lists hosts.
-_URL_CREDENTIALS = re.compile(
+_URL_CREDENTIALS = lazy(
     r"://(?P<user>[^\s:/@\"'`]{0,100}):(?P<password>[^\s/@\"'`:,]{1,200})@(?=[A-Za-z0-9\[])"
 )
 _SCHEME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
-_PLACEHOLDER_PASSWORD = re.compile(
+_PLACEHOLDER_PASSWORD = lazy(
     r"pass|pwd|secret|token|user|login|changeme|example|hidden|none|null|your|\*|^x+$",
     re.IGNORECASE,
 )
 
-_AUTH_HEADER = re.compile(
+_AUTH_HEADER = lazy(
     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[fF]?[\"'`]?"
     r"(?P<scheme>(?i:bearer|basic|token))[ \t]+(?P<value>[^\s\"'`,;]+)"
 )
@@ -163,28 +69,30 @@ _AUTH_HEADER = re.compile(
 # The generic rule anchors on a credential word inside a name, then reads the value
 # after `=`, `:`, `:=` or `=>`. `auth(?!or)` keeps `author:` out. It runs on lowercased
 # text (much faster than IGNORECASE) and reads the value back from the original.
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = lazy(
     r"(?:key|token|secret|passw(?:or)?d|passphrase|pwd|credentials?|auth(?!or))"
     r"(?P<rest>[\w.-]{0,40})[\"']?[ \t]*(?:[:?]?=|=>|:)(?![=:/])"
     r"[ \t]*(?:\*\*|__)?[ \t]*(?P<quote>[\"'`]?)(?P<value>[^\s\"'`<>(){}\[\],;|\\$&%]{1,300})"
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Names holding things that look random but are not secret: public keys, cache keys, ids.
-_NOT_SECRET_NAME = re.compile(
-    r"public|pubkey|cache|sort|partition|primary|foreign|fingerprint|checksum|digest|commit"
+_NOT_SECRET_NAME = lazy(
+    r"public|pubkey|cache|sort|partition|primary|foreign|fingerprint|checksum|digest|commit|idempotency"
     r"|(?:id|ids|name|path|file|dir|url|uri|type|len|length|size|env|var|field|header|prefix"
     r"|format|hash|sha|count|version|expiry|expires|ttl|timeout|domain|host|endpoint|region"
     r"|issuer|audience|scope|method|mode|provider|user|username|email|tenant|realm|label)$",
     re.IGNORECASE,
 )
 _END_OF_VALUE = frozenset(" \t\n,;)]}|&")
-_EMAIL = re.compile(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
-_SEGMENT_SPLIT = re.compile(r"[-_.:/@~+=]")
+_EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
+_SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
 _GENERIC_MIN_LENGTH = 16
+_WORD_SHAPE = bytes(ord(" ") if chr(i) in " \t\n\r\x0b\x0c" else ord("a") for i in range(256))
+_LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
 # Bits per character: random base62 of 16+ characters sits above, words and slugs below.
 _GENERIC_MIN_ENTROPY = 3.3
 _HEX_MIN_ENTROPY = 2.7
-_HEX = re.compile(r"[0-9a-fA-F-]+")
+_HEX = lazy(r"[0-9a-fA-F-]+")
 _ASCII_LOWER = {ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "credential", "auth")
 
@@ -198,15 +106,22 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
     def report(offset: int, rule: str, message: str) -> None:
         hits.setdefault((line_of(offset), rule), message)
 
-    for shape, start, match in _shape_matches(text):
+    # Every token, AWS secret and generic value is a word of 16 characters or more, and
+    # prose has few: an entry without one skips those rules. The literal test on the text's
+    # shape (whitespace ` `, anything else `a`) is cheaper than splitting it into words.
+    long_words = []
+    if _LONG_WORD in text.encode("utf-8", "ignore").translate(_WORD_SHAPE):
+        long_words = [word for word in text.split() if len(word) >= _GENERIC_MIN_LENGTH]
+    for family, start, match in _family_matches(text, long_words):
         body = match.group("body")
-        if _is_placeholder(body) or _classes(body) < shape.min_classes:
+        if _is_placeholder(body) or _classes(body) < family.min_classes:
             continue
-        # Show only what precedes the random part: a public prefix such as `ghp_`.
-        shown = text[start : match.start("body")][:16]
-        report(start, shape.rule, f"{shape.what} ({shown}…): {FIX}")
+        # Show only the public prefix the token starts with (`ghp_`), if it starts with one.
+        shown = next((p for p in family.prefixes if text.startswith(p, start)), "")
+        what = f"{family.what} ({shown}…)" if shown else family.what
+        report(start, family.rule, f"{what}: {FIX}")
 
-    if "secret" in lowered:
+    if long_words and "secret" in lowered:
         for match in _AWS_SECRET.finditer(text):
             body = match.group("body")
             if not _is_placeholder(body) and _classes(body) == 3:
@@ -222,6 +137,8 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
             while start and text[start - 1] in _SCHEME_CHARS:
                 start -= 1
             scheme = text[start : match.start()]
+            if text[max(0, start - 2) : start] == "{{":  # `{{mysql://user:pass@host}}` template
+                continue
             if scheme[:1].isalpha() and _real_password(match["user"], match["password"]):
                 message = f"URL with a password ({scheme}://{match['user']}:…@): {FIX}"
                 report(start, "secret.url-credentials", message)
@@ -230,7 +147,7 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
             if _real_header_value(match.group("scheme"), match.group("value")):
                 shown = f"Authorization: {match.group('scheme')} …"
                 report(match.start(), "secret.auth-header", f"credential header ({shown}): {FIX}")
-    if any(hint in lowered for hint in _GENERIC_HINTS):
+    if long_words and any(hint in lowered for hint in _GENERIC_HINTS):
         flagged_lines = {line for line, _ in hits}  # a line already reported needs no catch-all
         for offset, name in _generic_assignments(text, lowered):
             line = line_of(offset)
@@ -243,18 +160,30 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
     )
 
 
-def _shape_matches(text: str) -> Iterator[tuple[_Shape, int, re.Match[str]]]:
-    """(shape, offset where the token starts, match) for each prefix at a word boundary."""
-    for shape in _SHAPES:
-        for match in shape.pattern.finditer(text):
+def _family_matches(
+    text: str, long_words: list[str]
+) -> Iterator[tuple[Family, int, re.Match[str]]]:
+    """(family, offset where the token starts, match) for each token at a word boundary.
+
+    Tokens are long words, so only words of MIN_TOKEN_LENGTH or more are searched for
+    prefixes: prose has few, and a family whose prefix is absent never compiles its
+    pattern. The pattern then runs on the whole text, for offsets.
+    """
+    words = [word for word in long_words if len(word) >= MIN_TOKEN_LENGTH]
+    if not words:
+        return
+    candidates = "\n".join(words)
+    # One C-level pass over every prefix; only families whose prefix is there run.
+    hits = set()
+    for prefix in filter(candidates.__contains__, BY_PREFIX):
+        hits.update(BY_PREFIX[prefix])
+    for index in sorted(hits):
+        family = FAMILIES[index]
+        for match in family.pattern.finditer(text):
             start = match.start()
-            if shape.lead:
-                start -= 1
-                if start < 0 or text[start] not in shape.lead:
-                    continue
             if start and text[start - 1] in _TOKEN_CHARS:
                 continue
-            yield shape, start, match
+            yield family, start, match
 
 
 def _private_key_lines(lines: list[str]) -> list[int]:
@@ -276,7 +205,14 @@ def _private_key_lines(lines: list[str]) -> list[int]:
 
 
 def _real_password(user: str, password: str) -> bool:
-    if password == user or _is_placeholder(password) or _PLACEHOLDER_PASSWORD.search(password):
+    # Brackets must be percent-encoded in a URL's user part: `[:password]` is syntax help.
+    if (
+        "[" in password
+        or "]" in password
+        or password == user
+        or _is_placeholder(password)
+        or _PLACEHOLDER_PASSWORD.search(password)
+    ):
         return False
     if password.isdigit() and len(password) <= 5:  # host:port@ in a malformed URL, not a secret
         return False
@@ -288,6 +224,9 @@ def _real_header_value(scheme: str, value: str) -> bool:
         return False
     if scheme.lower() == "basic":
         # Basic is base64 of `user:password`, so decode it and judge the password.
+        import base64  # here, not at start-up: few entries hold an Authorization header
+        import binascii
+
         try:
             decoded = base64.b64decode(value, validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .findings import ERROR, Finding
+from .lazy_re import lazy
 
 RULE = "transcript.chat-log"
 
@@ -21,15 +22,13 @@ _ROLES = rf"user|human|customer|{_ASSISTANT_NAMES}|system|tool"
 
 # A turn line: optional quote, list marker and emphasis, then a role and a colon
 # (`> **User:**`, `- Assistant:`, `**Claude**:`), or a heading that is only the role (`## Human`).
-_TURN = re.compile(
+_TURN = lazy(
     r"^[ \t]*(?:>[ \t]*)*(?:[-*+][ \t]+)?(?:\*\*|__|\*|_)?"
     rf"(?P<role>{_ROLES})[ \t]*(?:\*\*|__|\*|_)?[ \t]*:"
     rf"|^[ \t]*#{{1,6}}[ \t]+(?P<heading>{_ROLES})[ \t]*:?[ \t]*$",
     re.MULTILINE,
 )
-_JSON_ROLE = re.compile(
-    rf"[\"']role[\"'][ \t]*:[ \t]*[\"'](?P<role>{_ROLES}|function|developer)[\"']"
-)
+_JSON_ROLE = lazy(rf"[\"']role[\"'][ \t]*:[ \t]*[\"'](?P<role>{_ROLES}|function|developer)[\"']")
 # A conversation needs both sides, so an entry without a word for each cannot be one.
 _HUMAN_HINTS = ("user", "human", "customer")
 _ASSISTANT_HINTS = ("assistant", "ai", "bot", "claude", "gpt", "gemini", "copilot", "model")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import date
 from pathlib import Path
 
-from . import injection, protocol, secret_shapes, tracking, transcripts
+from . import injection, personal_data, protocol, secret_shapes, tracking, transcripts
 from .caps import check_caps
 from .dates import parse_iso
 from .drift import check_drift
@@ -19,7 +18,7 @@ from .procedural import check_pointers
 from .semantic import check_semantic
 from .store import Store, load_store
 
-CONTENT_RULES = (secret_shapes.scan, transcripts.scan, injection.scan)
+CONTENT_RULES = (secret_shapes.scan, personal_data.scan, transcripts.scan, injection.scan)
 
 
 def collect(
@@ -77,6 +76,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
         counts[finding.severity] += 1
     failing = counts[ERROR] + (counts[WARNING] if args.strict else 0)
     if args.json:
+        import json  # only machine readers pay for it
+
         report = {
             "version": 1,
             "root": str(root),
