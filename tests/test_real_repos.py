@@ -344,3 +344,17 @@ def test_the_readme_recipe_moves_an_install_with_its_memory(
     assert "`.agents/memory/`" in (host / "AGENTS.md").read_text()
     assert (host / ".claude/skills/eco-mem").resolve() == (host / ".agents/skills/eco-mem")
     assert run_script(host, "verify", "--today", "2026-11-30").returncode == 0
+
+
+def test_a_large_store_is_checked_in_several_git_calls_and_misses_no_entry(
+    rendered: Path, tmp_path: Path
+) -> None:
+    host = tmp_path / "host"
+    shutil.copytree(rendered, host, symlinks=True)
+    names = [f"fact-{n:04d}-{'x' * 40}.md" for n in range(600)]  # ~30 KB of paths
+    build_files(host, {f".agents/memory/semantic/{name}": FACT for name in names})
+    (host / ".gitignore").write_text(".agents/memory/semantic/fact-*\n", encoding="utf-8")
+
+    result = run_script(host, "verify", "--json", "--today", "2026-11-30")
+    hidden = [line for line in result.stdout.splitlines() if '"rule": "git.ignored"' in line]
+    assert len(hidden) == len(names)

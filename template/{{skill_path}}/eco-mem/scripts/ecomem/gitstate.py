@@ -6,23 +6,21 @@ rest of verify still runs, and CI (which has git) enforces them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from .catalog import parse_catalog
 from .findings import ERROR, WARNING, Finding
+from .gitproc import GitCall, run_git
 from .store import INDEX, WORKING_IGNORE, Store
 
 
 def _git(root: Path, *args: str) -> str | None:
-    import subprocess  # only when a git rule has something to look at
-
     try:
-        result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+        code, output = run_git(root, *args)
     except OSError:
         return None
-    if result.returncode != 0:
-        return None
-    return result.stdout.decode("utf-8", "replace")
+    return output.decode("utf-8", "replace") if code == 0 else None
 
 
 def is_typo_fix(old: str, new: str) -> bool:
@@ -38,14 +36,25 @@ def is_typo_fix(old: str, new: str) -> bool:
     return changed <= max(12, len(old) // 50)
 
 
-def check_git(store: Store, staged: bool) -> list[Finding]:
+def start_git_checks(store: Store, staged: bool) -> Callable[[], list[Finding]]:
+    """Start asking git which desks are tracked; the returned call gives the findings."""
+    if not staged and not store.drawers["working"].entries:
+        return list  # no desk on disk, so none can be tracked: spare the git call
+    working = f"{store.relpath}/working"
+    try:
+        listing = GitCall(store.root, "ls-files", "-z", "--", working)
+    except OSError:
+        return list
+    return lambda: _tracked_desks(store, staged, listing)
+
+
+def _tracked_desks(store: Store, staged: bool, listing: GitCall) -> list[Finding]:
     root = store.root
     working = f"{store.relpath}/working"
-    if not staged and not store.drawers["working"].entries:
-        return []  # no desk on disk, so none can be tracked: spare the git call
-    tracked = _git(root, "ls-files", "-z", "--", working)
-    if tracked is None:
+    code, output = listing.result()
+    if code != 0:
         return []
+    tracked = output.decode("utf-8", "replace")
     findings = []
     for path in filter(None, tracked.split("\0")):
         if path.rsplit("/", 1)[-1] not in (INDEX, WORKING_IGNORE):

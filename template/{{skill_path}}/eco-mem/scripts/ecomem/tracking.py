@@ -102,51 +102,75 @@ def _drawer_paths(folder: str, relative: str, drawer: str) -> list[str]:
     return [f"{relative}/{item.name}" for item in os.scandir(folder) if item.name.endswith(".md")]
 
 
-def ask_git(root: Path, paths: list[str]) -> dict[str, Hide]:
-    """{path: the rule hiding it} for each path git would ignore.
+class IgnoreCheck:
+    """`git check-ignore` over `paths`, started now and answered by `hidden()`.
 
     --no-index judges tracked files by the rules too: a tracked entry under a
     hiding rule tells us its next sibling will be lost.
     """
-    import subprocess  # only the commands that ask git pay for the import
 
-    try:
-        result = subprocess.run(
-            ["git", "-C", str(root), "check-ignore", "--no-index", "-v", "-n", "-z", "--stdin"],
-            input="".join(f"{path}\0" for path in paths).encode("utf-8"),
-            capture_output=True,
-            check=False,
-        )
-    except OSError as error:
-        raise NotAWorkTree(f"git not found ({error})") from error
-    if result.returncode not in (0, 1):
-        raise NotAWorkTree(result.stderr.decode("utf-8", "replace").strip() or "git failed")
-    fields = result.stdout.decode("utf-8", "surrogateescape").split("\0")
-    hidden = {}
-    for source, line, pattern, path in zip(*[iter(fields)] * 4):
-        if source and not pattern.startswith("!"):  # a matching `!` rule re-includes
-            hidden[path] = Hide(source, int(line), pattern)
-    return hidden
+    def __init__(self, root: Path, paths: list[str]) -> None:
+        from .gitproc import MAX_INPUT, GitCall
+
+        command = ("check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
+        batches, batch = [], b""
+        for path in paths:  # a big store takes several git calls, each input fitting a pipe
+            entry = path.encode("utf-8", "surrogateescape") + b"\0"
+            if batch and len(batch) + len(entry) > MAX_INPUT:
+                batches.append(batch)
+                batch = b""
+            batch += entry
+        batches += [batch] if batch else []
+        self._failure = ""
+        try:
+            self._calls = [GitCall(root, *command, given=batch) for batch in batches]
+        except OSError as error:
+            self._calls, self._failure = [], f"git not found ({error})"
+
+    def hidden(self) -> dict[str, Hide]:
+        """{path: the rule hiding it} for each path git would ignore."""
+        if self._failure:
+            raise NotAWorkTree(self._failure)
+        hidden = {}
+        for call in self._calls:
+            code, output = call.result()
+            if code not in (0, 1):  # 1 is "nothing ignored"; 128 is "not a repository"
+                raise NotAWorkTree("git check-ignore could not run here")
+            fields = output.decode("utf-8", "surrogateescape").split("\0")
+            for source, line, pattern, path in zip(*[iter(fields)] * 4):
+                if source and not pattern.startswith("!"):  # a matching `!` rule re-includes
+                    hidden[path] = Hide(source, int(line), pattern)
+        return hidden
 
 
-def hidden_findings(root: Path) -> list[Finding]:
-    """verify's `git.ignored` rule: one error per kept path that git would not commit.
+def ask_git(root: Path, paths: list[str]) -> dict[str, Hide]:
+    return IgnoreCheck(root, paths).hidden()
 
-    Raises NotAWorkTree outside a git work tree, where the rule cannot apply.
+
+class HiddenCheck:
+    """verify's `git.ignored` rule, asked of git before the other rules run.
+
+    `findings()` gives one error per kept path git would not commit, and
+    raises NotAWorkTree outside a git work tree, where the rule cannot apply.
     """
-    future = dict.fromkeys(future_entries())
-    findings = []
-    for path, hide in sorted(ask_git(root, paths_to_keep(root)).items()):
-        if path in future:
-            where, what = path.rpartition("/")[0], "new entries written here"
-        else:
-            where, what = path, "this path"
-        message = (
-            f"{what} would never reach a commit: git ignores it by {hide};"
-            f" run `{TRACK_COMMAND}`, or change that rule"
-        )
-        findings.append(Finding(where, 0, "git.ignored", ERROR, message))
-    return findings
+
+    def __init__(self, root: Path) -> None:
+        self._check = IgnoreCheck(root, paths_to_keep(root))
+
+    def findings(self) -> list[Finding]:
+        future = dict.fromkeys(future_entries())
+        findings = []
+        for path, hide in sorted(self._check.hidden().items()):
+            if path in future:
+                where, what = path.rpartition("/")[0], "new entries written here"
+            else:
+                where, what = path, "this path"
+            message = (
+                f"{what} would never reach a commit: git ignores it by {hide};"
+                f" run `{TRACK_COMMAND}`, or change that rule"
+            )
+            findings.append(Finding(where, 0, "git.ignored", ERROR, message))
+        return findings
 
 
 def _prefixes(path: str) -> list[str]:

@@ -13,7 +13,7 @@ from .dates import parse_iso
 from .drift import check_drift
 from .episodic import check_episodic
 from .findings import ERROR, WARNING, Finding
-from .gitstate import check_git
+from .gitstate import start_git_checks
 from .procedural import check_pointers
 from .semantic import check_semantic
 from .store import Store, load_store
@@ -27,10 +27,14 @@ def collect(
     """Every finding for the store under `root`; rules that could not run add to `notes`."""
     store, findings = load_store(root)
     if store.drawers:
+        # Both git questions go out first: git answers on the other core
+        # while the rules below run.
+        hidden = tracking.HiddenCheck(root)
+        git_rules = start_git_checks(store, staged)
         findings += _check_store(store, today)
-        findings += check_git(store, staged)
+        findings += git_rules()
         try:
-            findings += tracking.hidden_findings(root)
+            findings += hidden.findings()
         except tracking.NotAWorkTree as why:
             if notes is not None:
                 notes.append(f"git.ignored skipped: not a git work tree ({why})")

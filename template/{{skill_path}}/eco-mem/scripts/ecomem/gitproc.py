@@ -1,0 +1,75 @@
+"""Ask git a question in the background, so verify's own rules run meanwhile.
+
+verify runs on every commit. Asked one after the other, its two git questions
+(which desks are tracked, which paths are ignored) cost more than every rule
+together. Started first, git answers on the other core while the rules run.
+On POSIX git is spawned with os.posix_spawnp, which also spares the import of
+subprocess; elsewhere subprocess does the same job.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# Input is written whole before git's answer is read, so it must fit in a pipe
+# buffer (16 KiB on macOS, 64 KiB on Linux); callers split longer input.
+MAX_INPUT = 8192
+
+
+class GitCall:
+    """One `git -C ROOT ARGS…` started now, fed `given` on stdin; `result()` waits for it."""
+
+    def __init__(self, root: Path, *args: str, given: bytes = b"") -> None:
+        if len(given) > MAX_INPUT:
+            raise ValueError(f"git input over {MAX_INPUT} bytes; split it")
+        command = ["git", "-C", str(root), *args]
+        self._process = None
+        if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows
+            import subprocess
+
+            self._process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+            self._given = given
+            return
+        # os.pipe() ends are close-on-exec; dup2 hands git plain stdin and stdout.
+        out_reader, out_writer = os.pipe()
+        in_reader, in_writer = os.pipe()
+        actions = [
+            (os.POSIX_SPAWN_DUP2, in_reader, 0),
+            (os.POSIX_SPAWN_DUP2, out_writer, 1),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ]
+        try:
+            self._pid = os.posix_spawnp("git", command, os.environ, file_actions=actions)
+        except OSError:
+            os.close(out_reader)
+            os.close(in_writer)
+            raise
+        finally:
+            os.close(out_writer)
+            os.close(in_reader)
+        os.write(in_writer, given)  # fits the pipe buffer: never blocks
+        os.close(in_writer)
+        self._reader = out_reader
+
+    def result(self) -> tuple[int, bytes]:
+        """(exit code, everything git printed on stdout)."""
+        if self._process is not None:  # pragma: no cover - Windows
+            output, _ = self._process.communicate(self._given)
+            return self._process.returncode, output
+        chunks = []
+        while True:
+            chunk = os.read(self._reader, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(self._reader)
+        _, status = os.waitpid(self._pid, 0)
+        return os.waitstatus_to_exitcode(status), b"".join(chunks)
+
+
+def run_git(root: Path, *args: str) -> tuple[int, bytes]:
+    """Ask git and wait for the answer; OSError when git cannot be started."""
+    return GitCall(root, *args).result()
