@@ -5,6 +5,7 @@
   blocks    write or refresh the eco-mem blocks in AGENTS.md and CLAUDE.md
   upgrade   run `copier update` for eco-mem and refuse to report success over conflicts
   catalog-migrate   (run by copier migrations) carry catalog rows across a header change
+  restore-indexes   (run by copier migrations) put back drawer INDEX files a team deleted
 
 Exit codes: 0 ok, 1 findings (verify) or conflicts (upgrade), 2 usage or I/O error.
 Run `eco_mem.py COMMAND --help` for each command's options.
@@ -152,6 +153,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DRAWER:OLD=NEW",
         help="a column renamed by the release (repeatable)",
     )
+    # After every update, so a plain `copier update` (Renovate's) restores as `upgrade` does.
+    commands.add_parser(
+        "restore-indexes",
+        parents=[rooted],
+        help="put back drawer INDEX files a team deleted (run by copier after an update)",
+        description=(
+            "Copier keeps a deleted template file deleted. A drawer without INDEX.md is"
+            " broken, so this renders the version the answers file records into a scratch"
+            " folder and copies back each missing drawer INDEX.md. Exit 0 or 2."
+        ),
+    )
     return parser
 
 
@@ -191,6 +203,18 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, OSError, subprocess.CalledProcessError) as error:
             print(f"eco_mem.py catalog-migrate: {error}", file=sys.stderr)
             return EXIT_USAGE
+        return EXIT_OK
+    if args.command == "restore-indexes":
+        from ecomem import upgrade
+
+        copier = upgrade.copier_command()
+        answers_file = root / protocol.ANSWERS_FILE
+        if copier is None or not answers_file.is_file():
+            print("eco_mem.py restore-indexes: needs copier and the answers file", file=sys.stderr)
+            return EXIT_USAGE
+        answers = upgrade.read_answers(answers_file)
+        for path in upgrade.restore_missing_indexes(root, copier, answers):
+            print(f"restored {path} from the template")
         return EXIT_OK
     if args.command == "verify":
         from ecomem import verify
