@@ -207,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "restore-indexes":
         from ecomem import upgrade
 
+        memory = root / protocol.MEMORY_DIR
+        if all((memory / drawer / "INDEX.md").exists() for drawer in protocol.DRAWERS):
+            return EXIT_OK  # the usual case: nothing to render, copier not needed
         copier = upgrade.copier_command()
         answers_file = root / protocol.ANSWERS_FILE
         if copier is None or not answers_file.is_file():
