@@ -13,9 +13,32 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.helpers import PROJECT, git, init_repo
+from tests.helpers import MEMORY, PROJECT, git, init_repo, replace_in
 
 Seed = Callable[[Path], None]
+SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
+BLOCKS_SRC = "template/{{skill_path}}/eco-mem/scripts/ecomem/blocks.py"
+# A team's memory: two entries and their catalog rows.
+TEAM_MEMORY = {
+    f"{MEMORY}/semantic/deploy-target.md": (
+        "# Deploys go to eu-west-1\n\n- as_of: 2026-09-09\n- source: verified\n"
+        "- scope: deploy\n- expires: never\n\nProduction deploys go to eu-west-1.\n"
+    ),
+    f"{MEMORY}/episodic/2026-10-01-deploy.md": (
+        "# Deploy failed\n\n## Context\nDeploy.\n\n## Action\nRan it.\n\n"
+        "## Result\nFailed.\n\n## Lesson\nRun migrations first.\n"
+    ),
+}
+TEAM_ROWS = {
+    "semantic": "| deploy-target | deploys go to eu-west-1 | 2026-09-09 | verified | deploy-target.md |\n",
+    "episodic": "| 2026-10-01 | deploy failed | migrations first | 2026-10-01-deploy.md |\n",
+}
+
+
+def release_v2(repo: Path) -> None:
+    """v2 of the template: a new SKILL.md title and a new AGENTS.md block heading."""
+    replace_in(repo / SKILL_SRC, "\n# eco-mem\n", "\n# eco-mem, v2\n")
+    replace_in(repo / BLOCKS_SRC, "## Agent memory (eco-mem)", "## Memory for agents (eco-mem)")
 
 
 def make_origin(root: Path, name: str, seed: Seed, branch: str = "master") -> Path:

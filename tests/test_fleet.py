@@ -14,11 +14,14 @@ from pathlib import Path
 import pytest
 
 from tests.fleet import (
+    TEAM_MEMORY,
+    TEAM_ROWS,
     clone_all,
     heads,
     make_origin,
     origin_file,
     origin_files,
+    release_v2,
     run_module,
     write_config,
 )
@@ -33,8 +36,6 @@ from tests.helpers import (
     snapshot_template,
 )
 
-SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
-BLOCKS_SRC = "template/{{skill_path}}/eco-mem/scripts/ecomem/blocks.py"
 INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.py", ANSWERS] + [
     f"{MEMORY}/{drawer}/INDEX.md" for drawer in ("working", "semantic", "episodic", "procedural")
 ]
@@ -42,25 +43,6 @@ ALLOW_LIST = (
     "node_modules/\n.agents/*\n!.agents/skills/\n.agents/skills/*\n"
     "!.agents/skills/review/\n.agents/skills/review/*\n!.agents/skills/review/SKILL.md\n"
 )
-TEAM_MEMORY = {
-    f"{MEMORY}/semantic/deploy-target.md": (
-        "# Deploys go to eu-west-1\n\n- as_of: 2026-09-09\n- source: verified\n"
-        "- scope: deploy\n- expires: never\n\nProduction deploys go to eu-west-1.\n"
-    ),
-    f"{MEMORY}/episodic/2026-10-01-deploy.md": (
-        "# Deploy failed\n\n## Context\nDeploy.\n\n## Action\nRan it.\n\n"
-        "## Result\nFailed.\n\n## Lesson\nRun migrations first.\n"
-    ),
-}
-TEAM_ROWS = {
-    "semantic": "| deploy-target | deploys go to eu-west-1 | 2026-09-09 | verified | deploy-target.md |\n",
-    "episodic": "| 2026-10-01 | deploy failed | migrations first | 2026-10-01-deploy.md |\n",
-}
-
-
-def release_v2(repo: Path) -> None:
-    replace_in(repo / SKILL_SRC, "\n# eco-mem\n", "\n# eco-mem, v2\n")
-    replace_in(repo / BLOCKS_SRC, "## Agent memory (eco-mem)", "## Memory for agents (eco-mem)")
 
 
 @pytest.fixture(scope="module")
