@@ -57,7 +57,7 @@ def install_one(job: Job, repo: str) -> Outcome:
     if answers is not None:
         installed = str(answers.get("_commit", "?"))
         return Outcome(
-            repo, "install", before=installed, result="skipped", message="already installed"
+            repo, "install", installed, installed, "skipped", message="already installed"
         )
     outcome = Outcome(repo, "install", before="-", after=ref)
     copier.run_copy(

@@ -132,6 +132,10 @@ def fleet(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
     fleet.run("install-dry", "eco_mem_fleet.install", "--template", str(template), "--dry-run")
     fleet.run("install", "eco_mem_fleet.install", "--template", str(template), "-j", "2")
     fleet.run("install-again", "eco_mem_fleet.install", "--template", str(template), ci=True)
+    clones = [str(fleet.root / "clones" / name) for name in ("at-v2", "fresh")]
+    fleet.run(
+        "install-named", "eco_mem_fleet.install", "--template", str(template), "--repos", *clones
+    )
     fleet.run("upgrade-dry", "eco_mem_fleet.upgrade", "--dry-run", ci=True)
     fleet.run("upgrade", "eco_mem_fleet.upgrade", "-j", "2")
     clone_all(fleet.config)
@@ -223,6 +227,14 @@ def test_a_second_install_pushes_nothing(fleet: Fleet) -> None:
     # CI=true: no progress lines, the summary still printed.
     assert not [line for line in result.stderr.splitlines() if line.startswith("[")]
     assert "repositories:" in result.stdout
+
+
+def test_named_repositories_are_checked_in_their_clone_too(fleet: Fleet) -> None:
+    """--repos bypasses the selection; the fixer itself still skips an installed repo."""
+    result, outcomes, before, after = fleet.runs["install-named"]
+    assert set(outcomes) == {"at-v2", "fresh"} and before == after
+    assert all(row["result"] == "skipped" for row in outcomes.values())
+    assert outcomes["at-v2"]["before"] == "v2.0.0" and result.returncode == 0
 
 
 def test_upgrade_outcomes_and_exit_status(fleet: Fleet) -> None:
