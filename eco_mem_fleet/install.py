@@ -46,16 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_data(path: str | None) -> dict:
+    """The --data-file answers; ValueError with a one-line reason when unusable."""
     if not path:
         return {}
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as error:
-        raise SystemExit(f"--data-file {path}: {error}") from None
+        reason = str(error).strip().splitlines()[0]
+        raise ValueError(f"--data-file {path}: {reason}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise SystemExit(f"--data-file {path}: expected a mapping of question: answer")
+        raise ValueError(f"--data-file {path}: expected a mapping of question: answer")
     return data
 
 
@@ -70,7 +72,11 @@ def not_installed(path: str, name: str) -> Outcome | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     template = template_source(args.template)
-    data = load_data(args.data_file)
+    try:
+        data = load_data(args.data_file)
+    except ValueError as error:
+        print(f"install: {error}", file=sys.stderr)
+        return 2
     # Pin one ref for the whole run: a tag pushed mid-run must not split the fleet.
     ref = args.vcs_ref or newest_tag(template)
     if ref is None:

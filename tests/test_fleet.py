@@ -130,7 +130,13 @@ def fleet(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
         for path in [*TEAM_MEMORY, *(f"{MEMORY}/{d}/INDEX.md" for d in TEAM_ROWS)]
     }
     fleet.run("install-dry", "eco_mem_fleet.install", "--template", str(template), "--dry-run")
-    fleet.run("install", "eco_mem_fleet.install", "--template", str(template), "-j", "2")
+    answers = fleet.root / "answers.yml"
+    answers.write_text("ci: github-actions\n", encoding="utf-8")
+    fleet.run(
+        "install",
+        *("eco_mem_fleet.install", "--template", str(template), "-j", "2"),
+        *("--data-file", str(answers)),
+    )
     fleet.run("install-again", "eco_mem_fleet.install", "--template", str(template), ci=True)
     clones = [str(fleet.root / "clones" / name) for name in ("at-v2", "fresh")]
     fleet.run(
@@ -181,6 +187,26 @@ def test_installed_files_reach_origin_on_its_default_branch(fleet: Fleet) -> Non
     assert git(main, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
     assert git(main, "for-each-ref", "--format=%(refname)").split() == ["refs/heads/main"]
     assert "Install eco-mem v2.0.0" in git(main, "log", "--format=%s", "HEAD")
+
+
+def test_the_data_file_answers_every_install(fleet: Fleet) -> None:
+    for name in ("fresh", "main-branch"):
+        origin = fleet.origins[name]
+        assert b"ci: github-actions" in origin_file(origin, ANSWERS)
+        assert ".github/workflows/eco-mem.yml" in origin_files(origin)
+
+
+def test_a_bad_data_file_is_one_line_and_exit_2(fleet: Fleet) -> None:
+    bad = fleet.root / "bad.yml"
+    bad.write_text("- just\n- a list\n", encoding="utf-8")
+    before = heads(fleet.origins)
+    result = run_module(
+        "eco_mem_fleet.install",
+        *("-C", str(fleet.config), "--template", str(fleet.template), "--data-file", str(bad)),
+    )
+    assert result.returncode == 2
+    assert result.stderr == f"install: --data-file {bad}: expected a mapping of question: answer\n"
+    assert heads(fleet.origins) == before
 
 
 def test_host_files_kept_byte_for_byte(fleet: Fleet) -> None:
