@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from eco_mem_fleet.versions import is_older
 from tests.fleet import (
     TEAM_MEMORY,
     TEAM_ROWS,
@@ -357,3 +358,18 @@ def test_status_exits_0_when_every_repository_is_current_and_clean(
     result = run_module("eco_mem_fleet.status", "-C", str(config))
     assert result.returncode == 0, result.stdout
     assert "3 of 3 repositories ok" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("installed", "target", "older"),
+    [
+        ("v1.0.0", "v2.0.0", True),
+        ("v2.0.0", "v2.0.0", False),
+        ("v10.0.0", "v9.1.0", False),  # by version, not by string
+        ("v1.0.0-3-gabc1234", "v1.0.0", False),  # git describe: past the tag
+        ("v1.0.0-3-gabc1234", "v1.1.0", True),
+        ("0123abcd", "v1.0.0", True),  # an untagged commit is never taken as current
+    ],
+)
+def test_which_installs_count_as_older(installed: str, target: str, older: bool) -> None:
+    assert is_older(installed, target) is older
