@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -56,9 +57,18 @@ def fleet(root: Path, count: int) -> Path:
     return config
 
 
-def time_fleet(config: Path, template: Path, jobs: int) -> float:
+def cpu_seconds() -> float:
+    """User plus system time of every finished child process so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def time_fleet(config: Path, template: Path, jobs: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of one fleet install: equal CPU at -j 1 and -j 2 means the
+    work splits, and a ratio short of 2x is cores the machine did not have free."""
     command = [sys.executable, "-m", "eco_mem_fleet.install", "-C", str(config)]
     command += ["--template", str(template), "-j", str(jobs)]
+    cpu = cpu_seconds()
     start = time.perf_counter()
     run = subprocess.run(
         command,
@@ -71,7 +81,7 @@ def time_fleet(config: Path, template: Path, jobs: int) -> float:
     elapsed = time.perf_counter() - start
     if run.returncode != 0:
         raise SystemExit(f"fleet install -j {jobs} failed:\n{run.stderr[-2000:]}")
-    return elapsed
+    return elapsed, cpu_seconds() - cpu
 
 
 def time_copies(root: Path, template: Path) -> tuple[list[float], list[float]]:
@@ -115,6 +125,7 @@ def main() -> None:
     if args.repos < 1 or args.runs < 1:
         parser.error("--repos and --runs must be at least 1")
     fleet_times: dict[int, list[float]] = {1: [], 2: []}
+    fleet_cpu: dict[int, list[float]] = {1: [], 2: []}
     cli_times: list[float] = []
     api_times: list[float] = []
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-bench.") as tmp:
@@ -125,7 +136,9 @@ def main() -> None:
             for jobs in order:
                 root = Path(tmp) / f"round{round_number}-j{jobs}"
                 config = fleet(root, args.repos)
-                fleet_times[jobs].append(time_fleet(config, template, jobs))
+                wall, cpu = time_fleet(config, template, jobs)
+                fleet_times[jobs].append(wall)
+                fleet_cpu[jobs].append(cpu)
                 last = root
             by_cli, by_api = time_copies(Path(tmp) / f"copies{round_number}", template)
             cli_times += by_cli
@@ -140,15 +153,29 @@ def main() -> None:
     j1, j2 = statistics.median(fleet_times[1]), statistics.median(fleet_times[2])
     cli, api = statistics.median(cli_times), statistics.median(api_times)
     print(f"{n} repositories per fleet run, {args.runs} run(s) per -j, {os.cpu_count()} cores")
+    c1, c2 = statistics.median(fleet_cpu[1]), statistics.median(fleet_cpu[2])
     print_table(
-        ("subject", "wall (median)", "per repo", "repos/s"),
+        ("subject", "wall (median)", "per repo", "repos/s", "CPU (median)"),
         [
-            ("fleet install -j 1", f"{j1:.1f} s", f"{j1 / n * 1000:.0f} ms", f"{n / j1:.2f}"),
-            ("fleet install -j 2", f"{j2:.1f} s", f"{j2 / n * 1000:.0f} ms", f"{n / j2:.2f}"),
-            ("copier copy (CLI)", f"{cli:.2f} s", f"{cli * 1000:.0f} ms", f"{1 / cli:.2f}"),
-            ("copier copy (API)", f"{api:.2f} s", f"{api * 1000:.0f} ms", f"{1 / api:.2f}"),
+            (
+                "fleet install -j 1",
+                f"{j1:.1f} s",
+                f"{j1 / n * 1000:.0f} ms",
+                f"{n / j1:.2f}",
+                f"{c1:.1f} s",
+            ),
+            (
+                "fleet install -j 2",
+                f"{j2:.1f} s",
+                f"{j2 / n * 1000:.0f} ms",
+                f"{n / j2:.2f}",
+                f"{c2:.1f} s",
+            ),
+            ("copier copy (CLI)", f"{cli:.2f} s", f"{cli * 1000:.0f} ms", f"{1 / cli:.2f}", "-"),
+            ("copier copy (API)", f"{api:.2f} s", f"{api * 1000:.0f} ms", f"{1 / api:.2f}", "-"),
         ],
     )
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} (the machine is shared)")
     print()
     speedup, cost_cli, cost_api = j1 / j2, j1 / n / cli, j1 / n / api
 
