@@ -42,6 +42,7 @@ def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> Non
 
     assert run("--help").returncode == 0
     assert run("blocks").returncode == 0
+    assert run("restore-indexes").returncode == 0
     clean = run("verify", "--json", "--today", "2026-11-30")
     assert clean.returncode == 0, clean.stderr
 

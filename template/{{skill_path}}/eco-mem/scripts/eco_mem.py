@@ -7,6 +7,7 @@
   upgrade   run `copier update` for eco-mem and refuse to report success over conflicts
   catalog-migrate   (run by copier migrations) carry catalog rows across a header change
   experiment  plant and score the recall, laundering and injection experiments
+  restore-indexes   (run by copier migrations) put back drawer INDEX files a team deleted
 
 Memory commands (the primary way to read and change memory; see SKILL.md):
   find      search catalog rows, never entry files
@@ -215,6 +216,17 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         memcli.add_parsers(commands, rooted)
     else:
         memcli.add_summaries(commands)
+    # After every update, so a plain `copier update` (Renovate's) restores as `upgrade` does.
+    commands.add_parser(
+        "restore-indexes",
+        parents=[rooted],
+        help="put back drawer INDEX files a team deleted (run by copier after an update)",
+        description=(
+            "Copier keeps a deleted template file deleted. A drawer without INDEX.md is"
+            " broken, so this renders the version the answers file records into a scratch"
+            " folder and copies back each missing drawer INDEX.md. Exit 0 or 2."
+        ),
+    )
     return parser
 
 
@@ -263,6 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         return experiment_cli.run(root, args)
     if args.command in memcli.COMMANDS:
         return memcli.run(root, args)
+    if args.command == "restore-indexes":
+        from ecomem import upgrade
+
+        return upgrade.restore_command(root)
     if args.command == "verify":
         from ecomem import verify
 

@@ -263,6 +263,21 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
     return answers_file, copier
 
 
+def restore_command(root: Path) -> int:
+    """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
+    memory = root / protocol.MEMORY_DIR
+    if all((memory / drawer / "INDEX.md").exists() for drawer in protocol.DRAWERS):
+        return 0  # the usual case: nothing to render, copier not needed
+    copier = copier_command()
+    answers_file = root / protocol.ANSWERS_FILE
+    if copier is None or not answers_file.is_file():
+        print("eco_mem.py restore-indexes: needs copier and the answers file", file=sys.stderr)
+        return 2
+    for path in restore_missing_indexes(root, copier, read_answers(answers_file)):
+        print(f"restored {path} from the template")
+    return 0
+
+
 def run(root: Path, args) -> int:
     try:
         answers_file, copier = preflight(root, args)

@@ -1,0 +1,207 @@
+"""all-repos' `autofix_lib.fix`, with an outcome recorded for every repository.
+
+all-repos clones each repository into a scratch folder, checks out a branch,
+calls `apply_fix`, commits when the tree differs from origin, calls
+`check_fix`, then pushes through the configured push module. We hook the
+three places a repository can end:
+
+- `apply_fix` runs our fixer; a clean tree afterwards ends the repository
+  there (skipped, conflict, failed, or nothing to change);
+- `check_fix` ends it under `--dry-run` (all-repos commits, never pushes);
+- the push module is wrapped, so a push that lands or fails is recorded.
+
+Everything handed to all-repos is a partial of a module-level function over
+plain data: with `-j` it is pickled into worker processes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from all_repos import autofix_lib, git
+
+from eco_mem_fleet.report import Ledger, Outcome, exit_code, quiet_progress, summary, write_jsonl
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    action: str  # "install" or "upgrade"
+    fixer: Callable[[Job, str], Outcome]  # runs inside the scratch clone
+    ledger: Ledger
+    labels: dict[str, str]  # origin URL -> repository name in the report
+    dry_run: bool
+    options: dict[str, Any]
+
+
+def one_line(error: BaseException) -> str:
+    lines = [line for line in str(error).strip().splitlines() if line.strip()]
+    return f"{type(error).__name__}: {lines[-1] if lines else ''}".rstrip(": ")
+
+
+def _git(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=check)
+
+
+def discard_changes() -> None:
+    """Leave the scratch clone exactly at its branch point, so all-repos commits nothing."""
+    _git("reset", "--quiet", "--hard")
+    _git("clean", "--quiet", "-fdx")
+
+
+def _repo(job: Job) -> str:
+    url = _git("config", "remote.origin.url").stdout.strip()
+    return job.labels.get(url, url)
+
+
+def apply_fix(job: Job) -> None:
+    repo = _repo(job)
+    try:
+        outcome = job.fixer(job, repo)
+    except Exception as error:  # the repo fails; the fleet goes on
+        outcome = Outcome(repo, job.action, result="failed", message=one_line(error))
+        discard_changes()
+    # The same test all-repos makes next: no difference means no commit, no push.
+    if _git("diff", "origin/HEAD", "--quiet", check=False).returncode == 0:
+        if outcome.result in ("installed", "upgraded"):
+            outcome.result = "unchanged"
+        job.ledger.finish(outcome)
+    else:
+        job.ledger.write(outcome)  # commit and push are still to come
+
+
+def check_fix(job: Job) -> None:
+    if not job.dry_run:
+        return
+    outcome = job.ledger.read(_repo(job))
+    if outcome is not None:
+        outcome.message = f"would be {outcome.result}; --dry-run pushes nothing"
+        outcome.result = "dry-run"
+        job.ledger.finish(outcome)
+
+
+def push(job: Job, push_module: Callable[[Any, str], None], settings: Any, branch: str) -> None:
+    outcome = job.ledger.read(_repo(job)) or Outcome(_repo(job), job.action)
+    try:
+        push_module(settings, branch)
+    except Exception as error:
+        outcome.result, outcome.message = "failed", f"push failed: {one_line(error)}"
+        job.ledger.finish(outcome)
+        raise
+    outcome.pushed = True
+    job.ledger.finish(outcome)
+
+
+def _has_commit(path: str) -> bool:
+    probe = ["git", "-C", path, "rev-parse", "--verify", "--quiet", "HEAD"]
+    return os.path.isdir(path) and subprocess.run(probe, capture_output=True).returncode == 0
+
+
+def run(
+    args: Any,
+    *,
+    action: str,
+    fixer: Callable[[Job, str], Outcome],
+    select: Callable[[str, str], Outcome | None],
+    msg: str | Callable[[], str],
+    branch_name: str,
+    options: dict[str, Any],
+) -> int:
+    """Fix every selected repository; print the summary; exit 1 on any failure or conflict.
+
+    `select(path, name)` looks at the local clone and returns an Outcome when
+    the repository is to be left alone (already installed, already current).
+    `msg` may be a callable, asked once the repositories have been selected.
+    """
+    skipped: list[Outcome] = []
+    names: dict[str, str] = {}
+
+    def find_repos(config) -> list[str]:
+        try:
+            cloned = config.get_cloned_repos()
+        except FileNotFoundError:
+            raise SystemExit(
+                f"{config.repos_filtered_path} not found: run all-repos-clone -C {args.config_filename} first"
+            ) from None
+        chosen = []
+        for name in cloned:
+            path = os.path.join(config.output_dir, name)
+            names[path] = name
+            verdict = select(path, name) if _has_commit(path) else None
+            if verdict is None:
+                chosen.append(path)
+            else:
+                skipped.append(verdict)
+        return chosen
+
+    repos, config, commit, settings = autofix_lib.from_cli(
+        args, find_repos=find_repos, msg="", branch_name=branch_name
+    )
+    repos = list(repos)[: settings.limit]
+    commit = commit._replace(msg=msg() if callable(msg) else msg)
+    outcomes: list[Outcome] = []
+    ready = []
+    for path in repos:
+        name = names.get(path) or _label(path, config.output_dir)
+        names[path] = name
+        if _has_commit(path):
+            ready.append(path)
+        else:
+            message = "not cloned: all-repos-clone could not fetch it (see its log)"
+            outcomes.append(Outcome(name, action, result="failed", message=message))
+
+    with tempfile.TemporaryDirectory(prefix="eco-mem-fleet.") as folder:
+        ledger = Ledger(folder, total=len(ready), quiet=quiet_progress())
+        job = Job(
+            action=action,
+            fixer=fixer,
+            ledger=ledger,
+            labels={git.remote(path): names[path] for path in ready},
+            dry_run=settings.dry_run,
+            options=options,
+        )
+        config = config._replace(push=functools.partial(push, job, config.push))
+        autofix_lib.fix(
+            ready,
+            apply_fix=functools.partial(apply_fix, job),
+            check_fix=functools.partial(check_fix, job),
+            config=config,
+            commit=commit,
+            autofix_settings=settings,
+        )
+        outcomes += [_settled(ledger, names[path], action) for path in ready]
+    return finish(sorted(skipped + outcomes, key=lambda o: o.repo), args.report)
+
+
+def _label(path: str, output_dir: str) -> str:
+    relative = os.path.relpath(os.path.abspath(path), output_dir)
+    return path if relative.startswith("..") else relative
+
+
+def _settled(ledger: Ledger, repo: str, action: str) -> Outcome:
+    """The recorded outcome; a repository all-repos dropped on the way is a failure."""
+    outcome = ledger.read(repo)
+    if outcome is None:
+        outcome = Outcome(
+            repo, action, message="all-repos errored before the fix ran (see its log)"
+        )
+    elif not outcome.final:
+        outcome.result = "failed"
+        outcome.message = "changed but not pushed: declined, or the commit failed (see the log)"
+    else:
+        return outcome
+    ledger.finish(outcome)
+    return outcome
+
+
+def finish(outcomes: Iterable[Outcome], report: str | None) -> int:
+    outcomes = list(outcomes)
+    print(summary(outcomes), flush=True)
+    if report:
+        write_jsonl(report, outcomes)
+    return exit_code(outcomes)

@@ -1,0 +1,97 @@
+"""Install eco-mem into every cloned repository that does not have it yet.
+
+    python -m eco_mem_fleet.install -C all-repos.json --template SRC [--vcs-ref REF]
+        [--data-file answers.yml] [--report FILE] [--dry-run] [-j N] [--repos ...]
+
+A repository counts as installed when it has `.copier-answers.eco-mem.yml`.
+Each copy runs Copier's API (trusted, defaults plus the data file), stages
+the new files, commits "Install eco-mem REF" and pushes through the push
+module in the all-repos config. Exit 0 when no repository failed, else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+from all_repos import autofix_lib
+
+from eco_mem_fleet import autofix
+from eco_mem_fleet.fixes import install_one
+from eco_mem_fleet.report import Outcome
+from eco_mem_fleet.versions import newest_tag, read_answers, template_source
+
+
+def add_report_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--report", metavar="FILE", help="also write one JSON object per repository"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m eco_mem_fleet.install",
+        description=__doc__.split("\n\n")[0],
+        epilog="Exit codes: 0 every repository fine, 1 a repository failed, 2 usage error.",
+    )
+    autofix_lib.add_fixer_args(parser)
+    parser.add_argument("--template", required=True, help="eco-mem template: git URL or path")
+    parser.add_argument("--vcs-ref", help="template tag or commit (default: the newest tag)")
+    parser.add_argument("--data-file", help="YAML answers for the template's questions")
+    add_report_arg(parser)
+    return parser
+
+
+def load_data(path: str | None) -> dict:
+    """The --data-file answers; ValueError with a one-line reason when unusable."""
+    if not path:
+        return {}
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        reason = str(error).strip().splitlines()[0]
+        raise ValueError(f"--data-file {path}: {reason}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"--data-file {path}: expected a mapping of question: answer")
+    return data
+
+
+def not_installed(path: str, name: str) -> Outcome | None:
+    answers = read_answers(Path(path))
+    if answers is None:
+        return None
+    installed = str(answers.get("_commit", "?"))
+    return Outcome(name, "install", installed, installed, "skipped", message="already installed")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    template = template_source(args.template)
+    try:
+        data = load_data(args.data_file)
+    except ValueError as error:
+        print(f"install: {error}", file=sys.stderr)
+        return 2
+    # Pin one ref for the whole run: a tag pushed mid-run must not split the fleet.
+    ref = args.vcs_ref or newest_tag(template)
+    if ref is None:
+        print(f"install: no version tag found at {template}; pass --vcs-ref", file=sys.stderr)
+        return 2
+    return autofix.run(
+        args,
+        action="install",
+        fixer=install_one,
+        select=not_installed,
+        msg=f"Install eco-mem {ref}",
+        branch_name="eco-mem-install",
+        options={"template": template, "vcs_ref": ref, "ref": ref, "data": data},
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""One outcome per repository, written by whichever process handled it.
+
+all-repos runs the fix in worker processes (`-j`) and swallows failures (it
+prints "Errored" and exits 0), so each worker writes its repository's outcome
+to a file in a shared folder, and the parent reads them all back at the end.
+A repository that never got a final outcome failed somewhere we could not
+see (clone, commit, push): it is reported as failed, never as fine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+# Results that make the run exit non-zero.
+BAD_RESULTS = ("failed", "conflict")
+
+
+@dataclasses.dataclass
+class Outcome:
+    repo: str
+    action: str  # install | upgrade
+    before: str = "-"
+    after: str = "-"
+    result: str = (
+        "failed"  # installed | upgraded | conflict | failed | skipped | dry-run | unchanged
+    )
+    conflicts: list[str] = dataclasses.field(default_factory=list)
+    message: str = ""
+    pushed: bool = False
+    final: bool = False
+
+    def as_json(self) -> dict:
+        fields = dataclasses.asdict(self)
+        del fields["final"]
+        return fields
+
+
+class Ledger:
+    """The shared folder of outcomes, plus the "i of N" progress count."""
+
+    def __init__(self, folder: str, total: int, quiet: bool) -> None:
+        self.folder, self.total, self.quiet = folder, total, quiet
+
+    def _path(self, repo: str) -> Path:
+        return Path(self.folder) / (hashlib.sha1(repo.encode()).hexdigest() + ".json")
+
+    def write(self, outcome: Outcome) -> None:
+        path = self._path(outcome.repo)
+        scratch = path.with_suffix(f".{os.getpid()}.tmp")
+        scratch.write_text(json.dumps(dataclasses.asdict(outcome)), encoding="utf-8")
+        os.replace(scratch, path)  # readers never see half a record
+
+    def read(self, repo: str) -> Outcome | None:
+        path = self._path(repo)
+        if not path.is_file():
+            return None
+        return Outcome(**json.loads(path.read_text(encoding="utf-8")))
+
+    def finish(self, outcome: Outcome) -> None:
+        """Record the final outcome and print its progress line."""
+        outcome.final = True
+        self.write(outcome)
+        with open(Path(self.folder) / "progress", "a+", encoding="utf-8") as counter:
+            fcntl.flock(counter, fcntl.LOCK_EX)  # workers finish concurrently
+            counter.write(outcome.repo + "\n")
+            counter.flush()
+            counter.seek(0)
+            done = len(counter.readlines())
+        if not self.quiet:
+            print(f"[{done}/{self.total}] {describe(outcome)}", file=sys.stderr, flush=True)
+
+
+def describe(outcome: Outcome) -> str:
+    line = (
+        f"{outcome.repo}: {outcome.result} ({outcome.action} {outcome.before} -> {outcome.after})"
+    )
+    if outcome.conflicts:
+        line += " conflicts: " + ", ".join(outcome.conflicts)
+    if outcome.message:
+        line += f" - {outcome.message}"
+    return line
+
+
+def quiet_progress() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Left-aligned columns, two spaces apart, a dashed rule under the header."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(str(cell).ljust(width) for cell, width in zip(cells, widths)).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([line(headers), rule, *(line(row) for row in rows)])
+
+
+def summary(outcomes: Sequence[Outcome]) -> str:
+    rows = [
+        (
+            o.repo,
+            o.action,
+            f"{o.before} -> {o.after}",
+            o.result,
+            ", ".join(o.conflicts) or "-",
+            o.message or "-",
+        )
+        for o in outcomes
+    ]
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome.result] = counts.get(outcome.result, 0) + 1
+    tally = ", ".join(f"{count} {result}" for result, count in sorted(counts.items()))
+    headers = ("repo", "action", "from -> to", "result", "files in conflict", "note")
+    return table(headers, rows) + f"\n{len(outcomes)} repositories: {tally or 'none'}"
+
+
+def write_jsonl(path: str, outcomes: Sequence[Outcome]) -> None:
+    with open(path, "w", encoding="utf-8") as report:
+        for outcome in outcomes:
+            report.write(json.dumps(outcome.as_json()) + "\n")
+
+
+def exit_code(outcomes: Sequence[Outcome]) -> int:
+    return 1 if any(o.result in BAD_RESULTS for o in outcomes) else 0

@@ -1,0 +1,153 @@
+"""Where eco-mem stands in every cloned repository.
+
+    python -m eco_mem_fleet.status -C all-repos.json [--json] [-j N]
+
+Reads the clones all-repos-clone made (run it first for fresh data): is
+eco-mem installed, which version do its answers record, what is the newest
+tag of that template, and what does `eco_mem.py verify --json` say (exit
+code, errors, warnings). Exit 0 only when every repository is installed, at
+the newest tag and verify-clean; 1 otherwise; 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from all_repos import cli, mapper
+from all_repos.config import load_config
+
+from eco_mem_fleet.report import table
+from eco_mem_fleet.versions import is_older, newest_tag, read_answers, script_path
+
+
+@dataclasses.dataclass
+class RepoStatus:
+    repo: str
+    installed: bool = False
+    version: str | None = None
+    newest: str | None = None
+    verify_exit: int | None = None
+    errors: int | None = None
+    warnings: int | None = None
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.installed
+            and self.newest is not None
+            and not is_older(self.version, self.newest)
+            and self.verify_exit == 0
+            and not self.problem
+        )
+
+    @property
+    def verdict(self) -> str:
+        """ "ok", or the first thing standing between this repository and ok."""
+        if self.problem:
+            return self.problem
+        if not self.installed:
+            return "not installed"
+        if self.newest is None:
+            return "no version tag at the template"
+        if is_older(self.version, self.newest):
+            return f"behind {self.newest}"
+        return "ok" if self.verify_exit == 0 else f"verify exit {self.verify_exit}"
+
+    def as_json(self) -> dict:
+        return {**dataclasses.asdict(self), "ok": self.ok}
+
+
+def inspect(item: tuple[str, str]) -> RepoStatus:
+    name, path = item
+    status = RepoStatus(name)
+    head = subprocess.run(
+        ["git", "-C", path, "rev-parse", "--verify", "-q", "HEAD"], capture_output=True
+    )
+    if not os.path.isdir(path) or head.returncode != 0:
+        status.problem = "not cloned"
+        return status
+    answers = read_answers(Path(path))
+    if answers is None:
+        return status
+    status.installed = True
+    status.version = str(answers.get("_commit", "?"))
+    status.newest = newest_tag(str(answers.get("_src_path")))
+    script = script_path(Path(path), answers)
+    if not script.is_file():
+        status.problem = "eco_mem.py missing"
+        return status
+    verify = subprocess.run(
+        [sys.executable, str(script), "verify", "--json", "--root", path],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    status.verify_exit = verify.returncode
+    try:
+        counts = json.loads(verify.stdout)["counts"]
+        status.errors, status.warnings = counts["error"], counts["warning"]
+    except (ValueError, KeyError, TypeError):
+        last = (verify.stderr.strip().splitlines() or ["no JSON from verify"])[-1]
+        status.problem = f"verify: {last}"
+    return status
+
+
+def render(statuses: Sequence[RepoStatus]) -> str:
+    def cell(value: object) -> str:
+        return "-" if value is None else str(value)
+
+    rows = [
+        (
+            s.repo,
+            "yes" if s.installed else "no",
+            cell(s.version),
+            cell(s.newest),
+            cell(s.verify_exit),
+            cell(s.errors),
+            cell(s.warnings),
+            s.verdict,
+        )
+        for s in statuses
+    ]
+    headers = ("repo", "installed", "version", "newest", "verify", "errors", "warnings", "status")
+    fine = sum(s.ok for s in statuses)
+    return table(headers, rows) + f"\n{fine} of {len(statuses)} repositories ok"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m eco_mem_fleet.status",
+        description=__doc__.split("\n\n")[0],
+        epilog="Exit codes: 0 all installed, current and clean; 1 otherwise; 2 usage error.",
+    )
+    cli.add_common_args(parser)
+    cli.add_jobs_arg(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    args = parser.parse_args(argv)
+    config = load_config(args.config_filename)
+    try:
+        cloned = config.get_cloned_repos()
+    except FileNotFoundError:
+        print(f"status: run all-repos-clone -C {args.config_filename} first", file=sys.stderr)
+        return 2
+    items = [(name, os.path.join(config.output_dir, name)) for name in sorted(cloned)]
+    with mapper.thread_mapper(args.jobs) as do_map:
+        statuses = list(do_map(inspect, items))
+    ok = all(s.ok for s in statuses)
+    if args.json:
+        print(json.dumps({"ok": ok, "repos": [s.as_json() for s in statuses]}, indent=2))
+    else:
+        print(render(statuses))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,372 @@
+"""eco_mem_fleet over a local fleet: install, a second install, upgrade, status.
+
+Twelve bare "origin" repositories are listed through all-repos' json_file
+source and cloned with all-repos-clone; the programs push with merge_to_master.
+One module-scoped fleet carries the whole story (the runs are the expensive
+part); every assertion reads the origins, the exit status or the JSON report.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eco_mem_fleet.versions import is_older
+from tests.fleet import (
+    TEAM_MEMORY,
+    TEAM_ROWS,
+    clone_all,
+    heads,
+    make_origin,
+    origin_file,
+    origin_files,
+    release_v2,
+    run_module,
+    write_config,
+)
+from tests.helpers import (
+    ANSWERS,
+    MEMORY,
+    SKILL,
+    build_files,
+    copy_template,
+    git,
+    replace_in,
+    snapshot_template,
+)
+
+INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.py", ANSWERS] + [
+    f"{MEMORY}/{drawer}/INDEX.md" for drawer in ("working", "semantic", "episodic", "procedural")
+]
+ALLOW_LIST = (
+    "node_modules/\n.agents/*\n!.agents/skills/\n.agents/skills/*\n"
+    "!.agents/skills/review/\n.agents/skills/review/*\n!.agents/skills/review/SKILL.md\n"
+)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = tmp_path_factory.mktemp("fleet-template") / "eco-mem"
+    snapshot_template(repo, "v1.0.0")
+    snapshot_template(repo, "v2.0.0", mutate=release_v2)
+    return repo
+
+
+def seeds(template: Path) -> dict[str, tuple]:
+    """name -> (seed function, default branch): one repository per situation."""
+
+    def at(ref: str, then=None):
+        def seed(work: Path) -> None:
+            copy_template(template, work, vcs_ref=ref)
+            if then:
+                then(work)
+
+        return seed
+
+    def fork_skill(work: Path) -> None:
+        replace_in(work / SKILL / "SKILL.md", "\n# eco-mem\n", "\n# eco-mem, our fork\n")
+
+    def team_memory(work: Path) -> None:
+        build_files(work, TEAM_MEMORY)
+        for drawer, row in TEAM_ROWS.items():
+            with (work / MEMORY / drawer / "INDEX.md").open("a", encoding="utf-8") as index:
+                index.write(row)
+
+    def files(content: dict[str, str]):
+        return lambda work: build_files(work, content)
+
+    other_answers = "_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
+    return {
+        "fresh": (files({}), "master"),
+        "agents-md": (files({"AGENTS.md": "# Team rules\n\nRun make test.\n"}), "master"),
+        "other-template": (files({".copier-answers.yml": other_answers}), "master"),
+        "allow-list": (
+            files({".gitignore": ALLOW_LIST, ".agents/skills/review/SKILL.md": "# review\n"}),
+            "master",
+        ),
+        "existing-skill": (files({".agents/skills/review/SKILL.md": "# review\n"}), "master"),
+        "main-branch": (files({}), "main"),
+        "at-v1": (at("v1.0.0"), "master"),
+        "at-v2": (at("v2.0.0"), "master"),
+        "forked-skill": (at("v1.0.0", fork_skill), "master"),
+        "team-memory": (at("v1.0.0", team_memory), "master"),
+        "deleted-index": (
+            at("v1.0.0", lambda work: (work / MEMORY / "episodic/INDEX.md").unlink()),
+            "master",
+        ),
+    }
+
+
+class Fleet:
+    def __init__(self, root: Path, template: Path) -> None:
+        self.root, self.template = root, template
+        self.origins: dict[str, Path] = {}
+        for name, (seed, branch) in seeds(template).items():
+            self.origins[name] = make_origin(root, name, seed, branch)
+        # Listed, but nothing is there to clone.
+        self.origins["unclonable"] = root / "origins" / "unclonable.git"
+        self.config = write_config(root, {name: str(path) for name, path in self.origins.items()})
+        self.runs: dict[str, tuple] = {}
+
+    def run(self, label: str, module: str, *args: str, ci: bool = False):
+        """Refresh the clones, run one program with a JSON report, keep what it did."""
+        clone_all(self.config)
+        report = self.root / f"{label}.jsonl"
+        before = heads(self.origins)
+        result = run_module(module, "-C", str(self.config), "--report", str(report), *args, ci=ci)
+        lines = report.read_text().splitlines() if report.exists() else []
+        outcomes = {row["repo"]: row for row in map(json.loads, lines)}
+        self.runs[label] = (result, outcomes, before, heads(self.origins))
+        return self.runs[label]
+
+
+@pytest.fixture(scope="module")
+def fleet(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
+    """The whole story, in order; tests below read what each step left."""
+    fleet = Fleet(tmp_path_factory.mktemp("fleet"), template)
+    fleet.team_before = {
+        path: origin_file(fleet.origins["team-memory"], path)
+        for path in [*TEAM_MEMORY, *(f"{MEMORY}/{d}/INDEX.md" for d in TEAM_ROWS)]
+    }
+    fleet.run("install-dry", "eco_mem_fleet.install", "--template", str(template), "--dry-run")
+    answers = fleet.root / "answers.yml"
+    answers.write_text("ci: github-actions\n", encoding="utf-8")
+    fleet.run(
+        "install",
+        *("eco_mem_fleet.install", "--template", str(template), "-j", "2"),
+        *("--data-file", str(answers)),
+    )
+    fleet.run("install-again", "eco_mem_fleet.install", "--template", str(template), ci=True)
+    clones = [str(fleet.root / "clones" / name) for name in ("at-v2", "fresh")]
+    fleet.run(
+        "install-named", "eco_mem_fleet.install", "--template", str(template), "--repos", *clones
+    )
+    fleet.run("upgrade-dry", "eco_mem_fleet.upgrade", "--dry-run", ci=True)
+    fleet.run("upgrade", "eco_mem_fleet.upgrade", "-j", "2")
+    clone_all(fleet.config)
+    fleet.status_table = run_module("eco_mem_fleet.status", "-C", str(fleet.config))
+    fleet.status_json = run_module("eco_mem_fleet.status", "-C", str(fleet.config), "--json")
+    return fleet
+
+
+def results(fleet: Fleet, label: str) -> dict[str, str]:
+    return {repo: row["result"] for repo, row in fleet.runs[label][1].items()}
+
+
+def test_install_outcomes_exit_status_and_report(fleet: Fleet) -> None:
+    result, outcomes, before, after = fleet.runs["install"]
+    got = results(fleet, "install")
+    for name in ("fresh", "agents-md", "other-template", "existing-skill", "main-branch"):
+        assert got[name] == "installed", (name, outcomes[name], result.stdout)
+        assert outcomes[name]["pushed"] is True
+        assert outcomes[name]["after"] == "v2.0.0"
+        assert before[name] != after[name]
+    for name in ("at-v1", "at-v2", "forked-skill", "team-memory", "deleted-index"):
+        assert got[name] == "skipped" and outcomes[name]["message"] == "already installed"
+        assert before[name] == after[name]
+    assert got["unclonable"] == "failed" and "not cloned" in outcomes["unclonable"]["message"]
+    assert set(outcomes) == set(fleet.origins)  # one JSON object per repository
+    assert result.returncode == 1  # the unclonable repository failed
+    # The summary table ends the output, one row per repository.
+    table = result.stdout[result.stdout.index("repo  ") :]
+    assert all(f"\n{name} " in table for name in fleet.origins), table
+    assert "files in conflict" in table.splitlines()[0]
+    # Progress: one "[i/N]" line per repository all-repos handled, as each finished.
+    progress = [line for line in result.stderr.splitlines() if line.startswith("[")]
+    assert sorted(int(line[1 : line.index("/")]) for line in progress) == list(range(1, 7))
+
+
+def test_installed_files_reach_origin_on_its_default_branch(fleet: Fleet) -> None:
+    for name in ("fresh", "agents-md", "other-template", "existing-skill", "main-branch"):
+        files = origin_files(fleet.origins[name])
+        assert set(INSTALLED) <= set(files), name
+        message = git(fleet.origins[name], "log", "-1", "--format=%B", "--first-parent", "HEAD")
+        assert "Install eco-mem v2.0.0" in message or "Merge" in message
+    main = fleet.origins["main-branch"]
+    assert git(main, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert git(main, "for-each-ref", "--format=%(refname)").split() == ["refs/heads/main"]
+    assert "Install eco-mem v2.0.0" in git(main, "log", "--format=%s", "HEAD")
+
+
+def test_the_data_file_answers_every_install(fleet: Fleet) -> None:
+    for name in ("fresh", "main-branch"):
+        origin = fleet.origins[name]
+        assert b"ci: github-actions" in origin_file(origin, ANSWERS)
+        assert ".github/workflows/eco-mem.yml" in origin_files(origin)
+
+
+def test_a_bad_data_file_is_one_line_and_exit_2(fleet: Fleet) -> None:
+    bad = fleet.root / "bad.yml"
+    bad.write_text("- just\n- a list\n", encoding="utf-8")
+    before = heads(fleet.origins)
+    result = run_module(
+        "eco_mem_fleet.install",
+        *("-C", str(fleet.config), "--template", str(fleet.template), "--data-file", str(bad)),
+    )
+    assert result.returncode == 2
+    assert result.stderr == f"install: --data-file {bad}: expected a mapping of question: answer\n"
+    assert heads(fleet.origins) == before
+
+
+def test_host_files_kept_byte_for_byte(fleet: Fleet) -> None:
+    agents = origin_file(fleet.origins["agents-md"], "AGENTS.md").decode()
+    assert agents.startswith("# Team rules\n\nRun make test.\n")
+    assert "<!-- eco-mem:begin -->" in agents
+    other = origin_file(fleet.origins["other-template"], ".copier-answers.yml")
+    assert other == b"_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
+    assert origin_file(fleet.origins["existing-skill"], ".agents/skills/review/SKILL.md") == (
+        b"# review\n"
+    )
+
+
+def test_an_allow_list_gitignore_still_gets_every_file_into_origin(fleet: Fleet) -> None:
+    """The install re-includes what the host's allow-list hides; origin holds the files."""
+    _, outcomes, _, _ = fleet.runs["install"]
+    outcome, origin = outcomes["allow-list"], fleet.origins["allow-list"]
+    assert outcome["result"] == "installed", outcome
+    assert set(INSTALLED) <= set(origin_files(origin))
+    gitignore = origin_file(origin, ".gitignore")
+    assert gitignore.startswith(ALLOW_LIST.encode()) and b"# eco-mem:begin" in gitignore
+
+
+def test_dry_runs_push_nothing(fleet: Fleet) -> None:
+    for label, would in (("install-dry", "installed"), ("upgrade-dry", "upgraded")):
+        _, outcomes, before, after = fleet.runs[label]
+        assert before == after, label
+        dry = [row for row in outcomes.values() if row["result"] == "dry-run"]
+        assert dry and all(not row["pushed"] for row in dry)
+        assert all(f"would be {would}" in row["message"] for row in dry)
+    assert results(fleet, "install-dry")["fresh"] == "dry-run"
+    assert results(fleet, "upgrade-dry")["at-v1"] == "dry-run"
+
+
+def test_a_second_install_pushes_nothing(fleet: Fleet) -> None:
+    result, outcomes, before, after = fleet.runs["install-again"]
+    assert before == after
+    assert not any(row["pushed"] for row in outcomes.values())
+    for name in ("fresh", "agents-md", "main-branch", "at-v2"):
+        assert outcomes[name]["result"] == "skipped"
+    # CI=true: no progress lines, the summary still printed.
+    assert not [line for line in result.stderr.splitlines() if line.startswith("[")]
+    assert "repositories:" in result.stdout
+
+
+def test_named_repositories_are_checked_in_their_clone_too(fleet: Fleet) -> None:
+    """--repos bypasses the selection; the fixer itself still skips an installed repo."""
+    result, outcomes, before, after = fleet.runs["install-named"]
+    assert set(outcomes) == {"at-v2", "fresh"} and before == after
+    assert all(row["result"] == "skipped" for row in outcomes.values())
+    assert outcomes["at-v2"]["before"] == "v2.0.0" and result.returncode == 0
+
+
+def test_upgrade_outcomes_and_exit_status(fleet: Fleet) -> None:
+    result, outcomes, before, after = fleet.runs["upgrade"]
+    got = results(fleet, "upgrade")
+    for name in ("at-v1", "team-memory", "deleted-index"):
+        assert got[name] == "upgraded", (name, outcomes[name])
+        assert (outcomes[name]["before"], outcomes[name]["after"]) == ("v1.0.0", "v2.0.0")
+        assert "_commit: v2.0.0" in origin_file(fleet.origins[name], ANSWERS).decode()
+    for name in ("at-v2", "fresh", "main-branch"):
+        assert got[name] == "skipped" and before[name] == after[name]
+    assert got["unclonable"] == "failed"
+    assert result.returncode == 1
+
+
+def test_a_conflicted_repository_is_listed_and_not_pushed(fleet: Fleet) -> None:
+    result, outcomes, before, after = fleet.runs["upgrade"]
+    outcome = outcomes["forked-skill"]
+    assert outcome["result"] == "conflict" and not outcome["pushed"]
+    assert outcome["conflicts"] == [f"{SKILL}/SKILL.md"]
+    assert before["forked-skill"] == after["forked-skill"]
+    assert b"our fork" in origin_file(fleet.origins["forked-skill"], f"{SKILL}/SKILL.md")
+    row = next(line for line in result.stdout.splitlines() if line.startswith("forked-skill "))
+    assert "conflict" in row and f"{SKILL}/SKILL.md" in row
+
+
+def test_team_memory_byte_identical_after_upgrade(fleet: Fleet) -> None:
+    origin = fleet.origins["team-memory"]
+    for path in TEAM_MEMORY:
+        assert origin_file(origin, path) == fleet.team_before[path], path
+    for drawer, row in TEAM_ROWS.items():
+        index = origin_file(origin, f"{MEMORY}/{drawer}/INDEX.md").decode()
+        assert index.endswith(row), drawer
+    assert b"Memory for agents (eco-mem)" in origin_file(origin, "AGENTS.md")
+
+
+def test_upgrade_restores_a_deleted_index_in_origin(fleet: Fleet) -> None:
+    index = origin_file(fleet.origins["deleted-index"], f"{MEMORY}/episodic/INDEX.md")
+    assert index is not None and b"## Catalog" in index
+
+
+def test_status_table(fleet: Fleet) -> None:
+    result = fleet.status_table
+    assert result.returncode == 1, result.stdout + result.stderr  # forked-skill is behind
+    lines = result.stdout.splitlines()
+    header = lines[0].split()
+    assert header == [
+        "repo",
+        "installed",
+        "version",
+        "newest",
+        "verify",
+        "errors",
+        "warnings",
+        "status",
+    ]
+    rows = {line.split()[0]: line.split() for line in lines[2:] if line and not line[0].isdigit()}
+    assert rows["at-v1"][1:5] == ["yes", "v2.0.0", "v2.0.0", "0"] and rows["at-v1"][-1] == "ok"
+    assert rows["forked-skill"][1:4] == ["yes", "v1.0.0", "v2.0.0"]
+    assert rows["forked-skill"][-2:] == ["behind", "v2.0.0"]
+    assert rows["unclonable"][1] == "no" and "not cloned" in " ".join(rows["unclonable"])
+    # Columns line up: every row starts its second column where the header does.
+    column = lines[0].index("installed")
+    assert all(line[column - 2 : column] == "  " for line in lines[2:-1])
+
+
+def test_status_json(fleet: Fleet) -> None:
+    result = fleet.status_json
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    repos = {row["repo"]: row for row in report["repos"]}
+    assert report["ok"] is False and set(repos) == set(fleet.origins)
+    assert repos["team-memory"] == {
+        "repo": "team-memory",
+        "installed": True,
+        "version": "v2.0.0",
+        "newest": "v2.0.0",
+        "verify_exit": 0,
+        "errors": 0,
+        "warnings": 0,
+        "problem": "",
+        "ok": True,
+    }
+    assert repos["forked-skill"]["ok"] is False and repos["forked-skill"]["version"] == "v1.0.0"
+    assert repos["unclonable"]["problem"] == "not cloned"
+
+
+def test_status_exits_0_when_every_repository_is_current_and_clean(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    listed = {name: str(fleet.origins[name]) for name in ("at-v2", "team-memory", "at-v1")}
+    config = write_config(tmp_path, listed)
+    clone_all(config)
+    result = run_module("eco_mem_fleet.status", "-C", str(config))
+    assert result.returncode == 0, result.stdout
+    assert "3 of 3 repositories ok" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("installed", "target", "older"),
+    [
+        ("v1.0.0", "v2.0.0", True),
+        ("v2.0.0", "v2.0.0", False),
+        ("v10.0.0", "v9.1.0", False),  # by version, not by string
+        ("v1.0.0-3-gabc1234", "v1.0.0", False),  # git describe: past the tag
+        ("v1.0.0-3-gabc1234", "v1.1.0", True),
+        ("0123abcd", "v1.0.0", True),  # an untagged commit is never taken as current
+    ],
+)
+def test_which_installs_count_as_older(installed: str, target: str, older: bool) -> None:
+    assert is_older(installed, target) is older
