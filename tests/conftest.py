@@ -3,12 +3,13 @@ destination repositories, all real git in temp dirs."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import copy_template, git, init_repo, snapshot_template
+from tests.helpers import commit_all, copy_template, git, init_repo, snapshot_template
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +22,23 @@ def template_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def dst(tmp_path: Path) -> Path:
     """An empty host repository with one commit."""
     return init_repo(tmp_path / "host")
+
+
+@pytest.fixture(scope="module")
+def pristine(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A default render, committed. Tests never touch it; they get `host`, a copy."""
+    host = init_repo(tmp_path_factory.mktemp("pristine") / "host")
+    copy_template(template_repo, host)
+    commit_all(host, "install eco-mem")
+    return host
+
+
+@pytest.fixture
+def host(pristine: Path, tmp_path: Path) -> Path:
+    """A fresh copy of `pristine` (a module may override `pristine` to add files)."""
+    copy = tmp_path / "host"
+    shutil.copytree(pristine, copy, symlinks=True)
+    return copy
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from extensions.protocol import CAPS
-from tests.helpers import MEMORY, commit_all, copy_template, init_repo
+from tests.helpers import MEMORY
 from tests.memory_helpers import SCRIPT, TODAY, episode, fact, mem, rows, snapshot, verify_findings
 
 SEMANTIC = f"{MEMORY}/semantic"
@@ -40,21 +39,6 @@ sys.argv = sys.argv[3:]
 sys.addaudithook(hook)
 runpy.run_path(script, run_name="__main__")
 """
-
-
-@pytest.fixture(scope="module")
-def pristine(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    host = init_repo(tmp_path_factory.mktemp("pristine") / "host")
-    copy_template(template_repo, host)
-    commit_all(host, "install eco-mem")
-    return host
-
-
-@pytest.fixture
-def host(pristine: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "host"
-    shutil.copytree(pristine, copy, symlinks=True)
-    return copy
 
 
 def killed_at(

@@ -40,13 +40,6 @@ def pristine(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     return host
 
 
-@pytest.fixture
-def host(pristine: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "host"
-    shutil.copytree(pristine, copy, symlinks=True)
-    return copy
-
-
 def assert_refused(result: subprocess.CompletedProcess, rule: str) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert rule in refused_rules(result), result.stderr

@@ -27,9 +27,7 @@ from tests.helpers import (
     PROJECT,
     SKILL,
     commit_all,
-    copy_template,
     git,
-    init_repo,
     run_script,
 )
 
@@ -39,23 +37,7 @@ ERROR, WARNING = "error", "warning"
 BOM = b"\xef\xbb\xbf"
 
 
-# -- a fresh host per test, rendered once per module -------------------------
-
-
-@pytest.fixture(scope="module")
-def pristine(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A default render, committed. Tests never touch it; they get a copy."""
-    host = init_repo(tmp_path_factory.mktemp("pristine") / "host")
-    copy_template(template_repo, host)
-    commit_all(host, "install eco-mem")
-    return host
-
-
-@pytest.fixture
-def host(pristine: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "host"
-    shutil.copytree(pristine, copy, symlinks=True)
-    return copy
+# -- `host` (conftest) is a fresh copy of a render made once per module ------
 
 
 def lay_store(host: Path, name: str) -> None:
