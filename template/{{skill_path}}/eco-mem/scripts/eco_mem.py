@@ -140,6 +140,18 @@ def add_upgrade_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+COMMANDS = (
+    "verify",
+    "blocks",
+    "track",
+    "upgrade",
+    "catalog-migrate",
+    "experiment",
+    "restore-indexes",
+    *memcli.COMMANDS,
+)
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="eco_mem.py",
@@ -150,83 +162,97 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     # Every command acts on one repository; they share how it is named.
     rooted = argparse.ArgumentParser(add_help=False)
     rooted.add_argument("--root", help="repository root (default: the repo holding this script)")
-    add_verify_arguments(
-        commands.add_parser(
-            "verify",
-            parents=[rooted],
-            help="check the memory store",
-            description=VERIFY_DESCRIPTION,
-            epilog=VERIFY_EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-    )
-    commands.add_parser(
-        "blocks",
-        parents=[rooted],
-        help="write or refresh the AGENTS.md / CLAUDE.md blocks",
-        description=(
-            "Append or replace the eco-mem block in AGENTS.md (and the @AGENTS.md import"
-            " in CLAUDE.md when Claude Code support is on; with it off, the block and the"
-            " .claude/skills/eco-mem link go). Text outside the markers is never changed;"
-            " malformed markers leave every file untouched. Exit 0 or 2."
-        ),
-    )
-    commands.add_parser(
-        "track",
-        parents=[rooted],
-        help="make sure git tracks the skill and every memory entry",
-        description=TRACK_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_upgrade_arguments(
-        commands.add_parser(
-            "upgrade",
-            parents=[rooted],
-            help="copier update with a conflict check",
-            description=UPGRADE_DESCRIPTION,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-    )
-    migrate_parser = commands.add_parser(
-        "catalog-migrate",
-        parents=[rooted],
-        help="carry catalog rows across a release that reshapes a catalog (run by copier)",
-        description=(
-            "Used by the template's _migrations when a release changes a catalog header:"
-            " --stage before lifts the rows out (into .git) so copier merges nothing there;"
-            " --stage after puts them back under the new header, cells matched by column"
-            " name. Exit 0 or 2."
-        ),
-    )
-    migrate_parser.add_argument("--stage", choices=("before", "after"), required=True)
-    migrate_parser.add_argument(
-        "--rename",
-        action="append",
-        default=[],
-        metavar="DRAWER:OLD=NEW",
-        help="a column renamed by the release (repeatable)",
-    )
-    from ecomem import experiment_cli  # the agent-experiment kit keeps its parser to itself
+    # verify runs on every commit: build only the parser of the command named,
+    # and all of them for --help or a typo (argparse then lists every choice).
+    named = argv if argv is not None else sys.argv[1:]
+    wanted = named[0] if named and named[0] in COMMANDS else None
 
-    experiment_cli.add_parser(commands, rooted)
+    def builds(name: str) -> bool:
+        return wanted in (None, name)
+
+    if builds("verify"):
+        add_verify_arguments(
+            commands.add_parser(
+                "verify",
+                parents=[rooted],
+                help="check the memory store",
+                description=VERIFY_DESCRIPTION,
+                epilog=VERIFY_EPILOG,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
+        )
+    if builds("blocks"):
+        commands.add_parser(
+            "blocks",
+            parents=[rooted],
+            help="write or refresh the AGENTS.md / CLAUDE.md blocks",
+            description=(
+                "Append or replace the eco-mem block in AGENTS.md (and the @AGENTS.md import"
+                " in CLAUDE.md when Claude Code support is on; with it off, the block and the"
+                " .claude/skills/eco-mem link go). Text outside the markers is never changed;"
+                " malformed markers leave every file untouched. Exit 0 or 2."
+            ),
+        )
+    if builds("track"):
+        commands.add_parser(
+            "track",
+            parents=[rooted],
+            help="make sure git tracks the skill and every memory entry",
+            description=TRACK_DESCRIPTION,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    if builds("upgrade"):
+        add_upgrade_arguments(
+            commands.add_parser(
+                "upgrade",
+                parents=[rooted],
+                help="copier update with a conflict check",
+                description=UPGRADE_DESCRIPTION,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
+        )
+    if builds("catalog-migrate"):
+        migrate_parser = commands.add_parser(
+            "catalog-migrate",
+            parents=[rooted],
+            help="carry catalog rows across a release that reshapes a catalog (run by copier)",
+            description=(
+                "Used by the template's _migrations when a release changes a catalog header:"
+                " --stage before lifts the rows out (into .git) so copier merges nothing there;"
+                " --stage after puts them back under the new header, cells matched by column"
+                " name. Exit 0 or 2."
+            ),
+        )
+        migrate_parser.add_argument("--stage", choices=("before", "after"), required=True)
+        migrate_parser.add_argument(
+            "--rename",
+            action="append",
+            default=[],
+            metavar="DRAWER:OLD=NEW",
+            help="a column renamed by the release (repeatable)",
+        )
+    if builds("experiment"):
+        from ecomem import experiment_cli  # the agent-experiment kit keeps its parser to itself
+
+        experiment_cli.add_parser(commands, rooted)
 
     # Memory commands: full options only when one of them runs (see memcli.add_summaries).
-    named = argv if argv is not None else sys.argv[1:]
-    if named and named[0] in memcli.COMMANDS:
+    if wanted in memcli.COMMANDS:
         memcli.add_parsers(commands, rooted)
-    else:
+    elif wanted is None:
         memcli.add_summaries(commands)
-    # After every update, so a plain `copier update` (Renovate's) restores as `upgrade` does.
-    commands.add_parser(
-        "restore-indexes",
-        parents=[rooted],
-        help="put back drawer INDEX files a team deleted (run by copier after an update)",
-        description=(
-            "Copier keeps a deleted template file deleted. A drawer without INDEX.md is"
-            " broken, so this renders the version the answers file records into a scratch"
-            " folder and copies back each missing drawer INDEX.md. Exit 0 or 2."
-        ),
-    )
+    if builds("restore-indexes"):
+        # After every update, so a plain `copier update` (Renovate's) restores as `upgrade` does.
+        commands.add_parser(
+            "restore-indexes",
+            parents=[rooted],
+            help="put back drawer INDEX files a team deleted (run by copier after an update)",
+            description=(
+                "Copier keeps a deleted template file deleted. A drawer without INDEX.md is"
+                " broken, so this renders the version the answers file records into a scratch"
+                " folder and copies back each missing drawer INDEX.md. Exit 0 or 2."
+            ),
+        )
     return parser
 
 
