@@ -269,7 +269,14 @@ def test_upgrade_without_a_terminal_uses_the_recorded_answers(
 
 @pytest.mark.parametrize(
     "story",
-    ["not-a-repository", "dirty-tree", "missing-ref", "unreachable-source", "relative-source"],
+    [
+        "not-a-repository",
+        "dirty-tree",
+        "missing-ref",
+        "unreachable-source",
+        "relative-source",
+        "install-hidden-by-gitignore",
+    ],
 )
 def test_every_foreseeable_upgrade_failure_is_one_line(
     versions: Path, tmp_path: Path, story: str
@@ -284,6 +291,10 @@ def test_every_foreseeable_upgrade_failure_is_one_line(
         (host / "AGENTS.md").write_text("edited\n", encoding="utf-8")
     elif story == "missing-ref":
         args += ["--vcs-ref", "v9.9.9"]
+    elif story == "install-hidden-by-gitignore":
+        # A rule added after the install: copier would take the hidden files for deleted ones.
+        (host / ".gitignore").write_text(".agents/skills/\n", encoding="utf-8")
+        commit_all(host, "the host ignores every skill folder")
     else:
         source = "gone" if story == "unreachable-source" else "."
         replace_in(host / ANSWERS, f"_src_path: {versions}", f"_src_path: {source}")

@@ -234,6 +234,28 @@ def refresh(root: Path, command: str) -> tuple[int, str]:
     return done.returncode, (done.stdout + done.stderr).strip()
 
 
+def ignored_install(root: Path) -> str:
+    """Why git's ignore rules make an update unsafe here, or "".
+
+    Copier computes what the team changed from git. A file git ignores looks
+    deleted to it, and the update then deletes it for real.
+    """
+    from . import tracking
+
+    try:
+        hidden = tracking.ask_git(root, tracking.paths_to_keep(root))
+    except tracking.NotAWorkTree:
+        return ""
+    if not hidden:
+        return ""
+    path, hide = sorted(hidden.items())[0]
+    return (
+        f"git ignores {len(hidden)} eco-mem path(s), {path} among them ({hide}), and"
+        f" copier update would take them for deleted files; run `{tracking.TRACK_COMMAND}`,"
+        " commit, then upgrade"
+    )
+
+
 def preflight(root: Path, args) -> tuple[Path, list[str]]:
     """Check everything that can be checked before Copier runs; return answers file and copier."""
     if _git(root, "rev-parse", "--show-toplevel").returncode != 0:
@@ -248,6 +270,9 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
         raise Refused(
             "refusing to start: the working tree has uncommitted changes; commit or stash them first"
         )
+    hidden_problem = ignored_install(root)
+    if hidden_problem:
+        raise Refused(hidden_problem)
     if args.template:
         point_at_template(root, answers_file, args.template)
     source = read_answers(answers_file).get("_src_path", "")
