@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, commit_all, copy_template, git, init_repo, run_script
+from tests.helpers import MEMORY, SKILL, git, init_repo, run_script
 
 TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
 INDEXES = [
@@ -29,12 +29,9 @@ RELEVANT = f"{MEMORY}/semantic/dev-postgres-port.md"
 
 
 @pytest.fixture(scope="module")
-def source(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A host repository with eco-mem installed and committed."""
-    host = init_repo(tmp_path_factory.mktemp("source") / "host")
-    copy_template(template_repo, host)
-    commit_all(host, "install eco-mem")
-    return host
+def source(pristine: Path) -> Path:
+    """A host repository with eco-mem installed and committed; plant only reads it."""
+    return pristine
 
 
 def plant(source: Path, kind: str, into: Path) -> dict:

@@ -9,38 +9,29 @@ pins the family's length as well as its prefix.
 from __future__ import annotations
 
 import random
-import string
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import MEMORY, PROJECT, SKILL
+from tests.secret_parts import (
+    ALNUM,
+    B64,
+    DIGITS,
+    HEX,
+    LOWER_ALNUM,
+    UPPER_ALNUM,
+    URLSAFE,
+    random_text,
+)
 
-ALNUM = string.ascii_letters + string.digits
-UPPER_ALNUM = string.ascii_uppercase + string.digits
-LOWER_ALNUM = string.ascii_lowercase + string.digits
-URLSAFE = ALNUM + "-_"
-B64 = ALNUM + "+/"
-HEX = "0123456789abcdef"
-DIGITS = string.digits
-BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"  # the age key alphabet
 
 _rng = random.Random(20251130)
-
-
-def rand(alphabet: str, size: int) -> str:
-    """Random text using every character class (lower, upper, digit) that `alphabet` has."""
-    needed = [
-        group
-        for group in (string.ascii_lowercase, string.ascii_uppercase, string.digits)
-        if set(group) & set(alphabet) and size >= 3
-    ]
-    while True:
-        value = "".join(_rng.choice(alphabet) for _ in range(size))
-        if all(set(value) & set(group) for group in needed):
-            return value
+rand = partial(random_text, _rng)
 
 
 def sample(*parts):

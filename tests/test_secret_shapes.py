@@ -12,32 +12,16 @@ import json
 import random
 import re
 import string
+from functools import partial
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-ALNUM = string.ascii_letters + string.digits
-UPPER_ALNUM = string.ascii_uppercase + string.digits
-LOWER_ALNUM = string.ascii_lowercase + string.digits
-URLSAFE = ALNUM + "-_"
-B64 = ALNUM + "+/"
-HEX = "0123456789abcdef"
+from tests.secret_parts import ALNUM, B64, HEX, LOWER_ALNUM, UPPER_ALNUM, URLSAFE, random_text
 
 _rng = random.Random(20250101)
-
-
-def rand(alphabet: str, size: int) -> str:
-    """Random text that uses every character class of `alphabet` (lower, upper, digit)."""
-    needed = [
-        group
-        for group in (string.ascii_lowercase, string.ascii_uppercase, string.digits)
-        if set(group) & set(alphabet)
-    ]
-    while True:
-        value = "".join(_rng.choice(alphabet) for _ in range(size))
-        if all(set(value) & set(group) for group in needed):
-            return value
+rand = partial(random_text, _rng)
 
 
 def b64url(data: bytes) -> str:
