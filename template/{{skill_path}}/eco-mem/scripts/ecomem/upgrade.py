@@ -123,15 +123,23 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
         return restored
 
 
+def location(source: str, root: Path) -> str:
+    """Where git finds `source`: a URL with Copier's gh:/gl: shortcuts expanded, or an
+    absolute path (a relative one is read from the repository, as Copier reads it)."""
+    if not REMOTE.match(source):
+        return str((root / Path(source).expanduser()).resolve())
+    for short, long in SHORTCUTS.items():
+        if source.startswith(short):
+            return long + source[len(short) :]
+    return source
+
+
 def source_problem(source: str, root: Path) -> str:
     """Why Copier could not read the template at `source`, or "" if it can."""
+    where = location(source, root)
     if REMOTE.match(source):
-        url = source
-        for short, long in SHORTCUTS.items():
-            if url.startswith(short):
-                url = long + url[len(short) :]
         probe = subprocess.run(
-            ["git", "ls-remote", "--exit-code", url, "HEAD"],
+            ["git", "ls-remote", "--exit-code", where, "HEAD"],
             capture_output=True,
             text=True,
             env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # never stop to ask for a password
@@ -139,7 +147,7 @@ def source_problem(source: str, root: Path) -> str:
         if probe.returncode != 0:
             return (probe.stderr.strip().splitlines() or ["git ls-remote failed"])[-1]
         return ""
-    local = (root / Path(source).expanduser()).resolve()
+    local = Path(where)
     if not local.is_dir():
         return f"no folder {local}"
     if local == root.resolve():
@@ -151,17 +159,20 @@ def source_problem(source: str, root: Path) -> str:
 
 def ref_exists(source: str, root: Path, ref: str) -> bool:
     """True when `ref` (tag, branch or commit) is in the template at `source`."""
+    where = location(source, root)
     if REMOTE.match(source):
         if re.fullmatch(r"[0-9a-f]{7,40}", ref):
             return True  # a commit cannot be looked up without cloning; let Copier try
-        listed = _git(root, "ls-remote", source, f"refs/tags/{ref}", f"refs/heads/{ref}")
+        listed = _git(root, "ls-remote", where, f"refs/tags/{ref}", f"refs/heads/{ref}")
         return bool(listed.stdout.strip())
-    local = (root / Path(source).expanduser()).resolve()
-    return _git(local, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0
+    return (
+        _git(Path(where), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0
+    )
 
 
 def newest_tags(source: str, root: Path, count: int = 3) -> list[str]:
-    listed = _git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", source).stdout
+    where = location(source, root)
+    listed = _git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", where).stdout
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines()[:count]]
 
 
@@ -171,7 +182,7 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
     if problem:
         raise Refused(f"--template {source} cannot be reached: {problem}")
     if not REMOTE.match(source):
-        source = str((root / Path(source).expanduser()).resolve())
+        source = location(source, root)
     text = answers_file.read_text(encoding="utf-8")
     new, count = re.subn(r"(?m)^_src_path:.*$", f"_src_path: {source}", text)
     if count != 1:
