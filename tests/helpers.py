@@ -118,6 +118,15 @@ def run_script(root: Path, *args: str, skill: str = SKILL) -> subprocess.Complet
     )
 
 
+def work_tree_bytes(root: Path) -> dict[Path, bytes]:
+    """Every file outside .git, byte for byte: to prove a command changed nothing."""
+    return {
+        path: path.read_bytes()
+        for path in root.rglob("*")
+        if ".git" not in path.parts and path.is_file()
+    }
+
+
 def replace_in(path: Path, old: str, new: str) -> None:
     """Edit a file in place, failing loudly if `old` is not there."""
     text = path.read_text(encoding="utf-8")

@@ -27,6 +27,7 @@ from tests.helpers import (
     run_script,
     snapshot_template,
     update_project,
+    work_tree_bytes,
 )
 
 IGNORE_STYLES = {
@@ -145,6 +146,9 @@ def test_a_rule_added_later_fails_verify_and_names_the_rule(
 
     fixed = run_script(host, "track")
     assert fixed.returncode == 0, fixed.stderr
+    assert fixed.stdout == ".gitignore: 1 re-include rule(s) keep eco-mem in git\n"
+    again = run_script(host, "track")
+    assert (again.returncode, again.stdout) == (0, "")  # nothing changed, nothing said
     assert run_script(host, "verify", "--today", "2026-11-30").returncode == 0
     assert (host / ".gitignore").read_text().startswith("*.log\n.agents/memory/semantic/*.md\n")
 
@@ -299,22 +303,13 @@ def test_every_foreseeable_upgrade_failure_is_one_line(
         source = "gone" if story == "unreachable-source" else "."
         replace_in(host / ANSWERS, f"_src_path: {versions}", f"_src_path: {source}")
         commit_all(host, "an answers file from an older copy")
-    before = {
-        path: path.read_bytes()
-        for path in host.rglob("*")
-        if ".git" not in path.parts and path.is_file()
-    }
+    before = work_tree_bytes(host)
 
     result = run_script(host, *args)
     assert result.returncode == 2
     assert result.stderr.startswith("eco_mem.py upgrade: ") and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr + result.stdout
-    after = {
-        path: path.read_bytes()
-        for path in host.rglob("*")
-        if ".git" not in path.parts and path.is_file()
-    }
-    assert after == before
+    assert work_tree_bytes(host) == before
 
 
 def test_recopy_with_other_paths_is_refused_before_writing(

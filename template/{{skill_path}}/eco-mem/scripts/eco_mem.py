@@ -319,7 +319,7 @@ def run_track(root: Path) -> int:
     from ecomem.markers import BlockError
 
     try:
-        rules = tracking.track(root)
+        rules, changed = tracking.track(root)
     except tracking.NotAWorkTree:
         print("not a git work tree; nothing to keep tracked")
         return EXIT_OK
@@ -329,8 +329,12 @@ def run_track(root: Path) -> int:
     except (BlockError, OSError, UnicodeDecodeError) as error:
         print(f"eco_mem.py track: {error}", file=sys.stderr)
         return EXIT_USAGE
-    if rules:
+    # Quiet when nothing changed: copy, update and upgrade each run it, and a
+    # line repeated three times tells the user nothing.
+    if changed and rules:
         print(f"{tracking.GITIGNORE}: {len(rules)} re-include rule(s) keep eco-mem in git")
+    elif changed:
+        print(f"{tracking.GITIGNORE}: eco-mem block removed; git hides nothing of ours any more")
     return EXIT_OK
 
 

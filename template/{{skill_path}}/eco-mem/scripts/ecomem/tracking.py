@@ -255,11 +255,12 @@ def compose(host: str, rules: list[str]) -> str | None:
     return upsert_block(host, [BLOCK_NOTE, *rules], GITIGNORE, MARKERS)
 
 
-def track(root: Path) -> list[str]:
+def track(root: Path) -> tuple[list[str], bool]:
     """Rewrite the block in the root .gitignore so nothing eco-mem keeps is hidden.
 
     Returns the block's rules (empty when the host hides nothing and the block
-    is gone). Raises TrackError, with the original file restored, when a
+    is gone) and whether the file changed. Raises TrackError, with the original
+    file restored, when a
     .gitignore below the root hides a path (its rules outrank the root's) or
     when the result would put desks into git.
     """
@@ -292,7 +293,7 @@ def track(root: Path) -> list[str]:
     except BaseException:
         _write_if_changed(gitignore, original)
         raise
-    return rules
+    return rules, compose(host, rules) != original
 
 
 def _write_if_changed(path: Path, text: str | None) -> None:
