@@ -9,6 +9,7 @@ part); every assertion reads the origins, the exit status or the JSON report.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -174,8 +175,10 @@ def test_install_outcomes_exit_status_and_report(fleet: Fleet) -> None:
     assert all(f"\n{name} " in table for name in fleet.origins), table
     assert "files in conflict" in table.splitlines()[0]
     # Progress: one "[i/N]" line per repository all-repos handled, as each finished.
-    progress = [line for line in result.stderr.splitlines() if line.startswith("[")]
-    assert sorted(int(line[1 : line.index("/")]) for line in progress) == list(range(1, 7))
+    # Workers share one stderr, so a line of theirs may be split around ours:
+    # look for the counts anywhere, not only at the start of a line.
+    counts = re.findall(r"\[(\d+)/6\] ", result.stderr)
+    assert sorted(map(int, counts)) == list(range(1, 7)), result.stderr
 
 
 def test_installed_files_reach_origin_on_its_default_branch(fleet: Fleet) -> None:
