@@ -35,7 +35,7 @@ if sys.pycache_prefix is None:
     # the prefix above already does that, so caching stays on.
     sys.dont_write_bytecode = False
 
-from ecomem.cli import main  # noqa: E402  (after the cache is set up)
+from ecomem.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,56 +1,55 @@
-#!/usr/bin/env python3
-"""eco-mem maintenance commands. Stdlib only, Python 3.9+.
+"""The eco_mem.py command line: one parser, and each command imported only when named.
 
-  verify    check the memory store: catalogs vs files, caps, fields, write gate
-  blocks    write or refresh the eco-mem blocks in AGENTS.md and CLAUDE.md
-  track     keep git from ignoring the skill and the memory (a block in .gitignore)
-  upgrade   run `copier update` for eco-mem and refuse to report success over conflicts
-  catalog-migrate   (run by copier migrations) carry catalog rows across a header change
-  experiment  plant and score the recall, laundering and injection experiments
-  restore-indexes   (run by copier migrations) put back drawer INDEX files a team deleted
-
-Memory commands (the primary way to read and change memory; see SKILL.md):
-  find      search catalog rows, never entry files
-  new       add an entry and its row: semantic | episodic | procedural | working
-  revise    change a fact or a procedure in its own file and row
-  confirm   mark a fact user-confirmed (--by-user)
-  forget    remove an entry and its row (--reason obsolete | secret | injection)
-  end-task  print a desk, promote what lasts, clear the desk
-
-Exit codes: 0 ok, 1 findings (verify), conflicts (upgrade) or refused by a rule (memory
-commands, nothing written), 2 usage or I/O error.
-Run `eco_mem.py COMMAND --help` for each command's options.
+eco_mem.py beside the package is a shim, because a script run by path is compiled
+from source on every run, while a module's bytecode is cached.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
-
-# The package sits beside this file. Cache its bytecode outside the host repo
-# (no __pycache__ folders in the skill), yet keep the cache: compiling on every
-# run would cost more than verify itself.
-if sys.pycache_prefix is None:
-    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    sys.pycache_prefix = os.path.join(cache_home, "eco-mem", "pycache")
-    # PYTHONDONTWRITEBYTECODE exists to keep __pycache__ out of source trees;
-    # the prefix above already does that, so caching stays on.
-    sys.dont_write_bytecode = False
-
-import argparse
 from pathlib import Path
 
-from ecomem import memcli, protocol
+from . import memcli, protocol
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+DESCRIPTION = "eco-mem maintenance commands. Stdlib only, Python 3.9+."
+
+
+def terminal_width() -> int:
+    """What argparse asks shutil for (COLUMNS, else the terminal, else 80), minus its margin."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse.ArgumentParser whose help is sized without importing shutil.
+
+    argparse builds a help formatter for every argument it adds, and the formatter
+    imports shutil (with bz2, lzma and fnmatch) to read the terminal width: about 3 ms
+    on each verify, which runs on every commit. Subparsers are made of this class too.
+    """
+
+    def __init__(self, *args, formatter_class=argparse.HelpFormatter, **kwargs) -> None:
+        def sized(prog: str) -> argparse.HelpFormatter:
+            return formatter_class(prog, width=terminal_width())
+
+        super().__init__(*args, formatter_class=sized, **kwargs)
 
 
 def repo_root(given: str | None) -> Path:
     """The folder to act on: --root, else the repository this script is installed in."""
     if given:
         return Path(given)
-    # <root>/<skill_dir>/scripts/eco_mem.py: climb out of the skill folder.
-    here = Path(__file__).resolve().parent.parent
+    # <root>/<skill_dir>/scripts/ecomem/cli.py: climb out of the skill folder.
+    here = Path(__file__).resolve().parents[2]
     depth = len(Path(protocol.SKILL_DIR).parts)
     return here.parents[depth - 1] if depth else here
 
@@ -153,14 +152,14 @@ COMMANDS = (
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="eco_mem.py",
-        description=__doc__.split("\n\n")[0],
+        description=DESCRIPTION,
         epilog="Exit codes: 0 ok, 1 findings, conflicts or refused, 2 usage or I/O error.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # Every command acts on one repository; they share how it is named.
-    rooted = argparse.ArgumentParser(add_help=False)
+    rooted = Parser(add_help=False)
     rooted.add_argument("--root", help="repository root (default: the repo holding this script)")
     # verify runs on every commit: build only the parser of the command named,
     # and all of them for --help or a typo (argparse then lists every choice).
@@ -232,7 +231,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             help="a column renamed by the release (repeatable)",
         )
     if builds("experiment"):
-        from ecomem import experiment_cli  # the agent-experiment kit keeps its parser to itself
+        from . import experiment_cli  # the agent-experiment kit keeps its parser to itself
 
         experiment_cli.add_parser(commands, rooted)
 
@@ -269,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     # Import per command: `blocks` runs inside `copier copy` and must not
     # depend on the verify rules, and each command loads only what it uses.
     if args.command == "blocks":
-        from ecomem import blocks
+        from . import blocks
 
         try:
             changed = blocks.write_blocks(root)
@@ -283,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "catalog-migrate":
         import subprocess
 
-        from ecomem import migrate
+        from . import migrate
 
         try:
             renames = migrate.parse_renames(args.rename)
@@ -296,27 +295,27 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         return EXIT_OK
     if args.command == "experiment":
-        from ecomem import experiment_cli
+        from . import experiment_cli
 
         return experiment_cli.run(root, args)
     if args.command in memcli.COMMANDS:
         return memcli.run(root, args)
     if args.command == "restore-indexes":
-        from ecomem import upgrade
+        from . import upgrade
 
         return upgrade.restore_command(root)
     if args.command == "verify":
-        from ecomem import verify
+        from . import verify
 
         return verify.run(root, args)
-    from ecomem import upgrade
+    from . import upgrade
 
     return upgrade.run(root, args)
 
 
 def run_track(root: Path) -> int:
-    from ecomem import tracking
-    from ecomem.markers import BlockError
+    from . import tracking
+    from .markers import BlockError
 
     try:
         rules, changed = tracking.track(root)
@@ -336,7 +335,3 @@ def run_track(root: Path) -> int:
     elif changed:
         print(f"{tracking.GITIGNORE}: eco-mem block removed; git hides nothing of ours any more")
     return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())
