@@ -6,7 +6,6 @@ snapshots live there, and no file in the work tree gives the experiment away.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 KEY_NAME = "eco-mem-experiment.json"
@@ -34,8 +33,12 @@ def load(root: Path) -> dict | None:
     path = key_path(root)
     if not path.is_file():
         return None
+    import json  # verify imports this module on every run, and rarely needs json
+
     return json.loads(path.read_text(encoding="utf-8"))
 
 
 def save(root: Path, key: dict) -> None:
+    import json
+
     key_path(root).write_text(json.dumps(key, indent=2) + "\n", encoding="utf-8")

@@ -7,7 +7,15 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from . import injection, personal_data, protocol, secret_shapes, tracking, transcripts
+from . import (
+    experiment_key,
+    injection,
+    personal_data,
+    protocol,
+    secret_shapes,
+    tracking,
+    transcripts,
+)
 from .caps import check_caps
 from .dates import parse_iso
 from .drift import check_drift
@@ -58,10 +66,11 @@ def _check_store(store: Store, today: date) -> list[Finding]:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    # In an agent-experiment clone, record memory access times before anything is read.
-    from .experiment_atime import snapshot_before_verify
+    if experiment_key.key_path(root).is_file():
+        # An agent-experiment clone: record memory access times before anything is read.
+        from .experiment_atime import snapshot_before_verify
 
-    snapshot_before_verify(root)
+        snapshot_before_verify(root)
     today = date.today()
     if args.today:
         parsed = parse_iso(args.today)
