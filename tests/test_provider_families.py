@@ -412,3 +412,22 @@ def test_pathological_lines_are_scanned_to_the_end(shapes, rule, prefix, built):
     for line in (prefix * 5000, prefix + "a1" * 25000, (token + " ") * 500, "0" * 20000 + prefix):
         for finding in secret_shapes.scan("m.md", [line]):
             assert finding.line == 1
+
+
+# What verify imports runs on every commit, so costly modules stay out.
+HEAVY_MODULES = {"shutil", "subprocess", "json", "typing", "dataclasses", "base64", "tempfile"}
+
+
+@pytest.mark.parametrize("json_output", [False, True], ids=["text", "json"])
+def test_verify_imports_no_heavy_module(rendered: Path, json_output: bool):
+    # -S: without site, every module listed is one verify itself pulled in.
+    script = rendered / SKILL / "scripts/eco_mem.py"
+    command = [sys.executable, "-S", "-X", "importtime", str(script), "verify", "--root", "."]
+    result = subprocess.run(
+        command + ["--json"] * json_output, cwd=rendered, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
+    assert "ecomem.verify" in imported  # the probe sees verify's own imports
+    expected = {"json"} if json_output else set()  # the report needs json, nothing else does
+    assert imported & HEAVY_MODULES == expected
