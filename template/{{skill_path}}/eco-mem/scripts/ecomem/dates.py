@@ -5,27 +5,30 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from .lazy_re import lazy
+
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 _UNITS = r"(?:days?|weeks?|months?|years?)"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday"
 # Each pattern comes with words at least one of which it needs. A substring test
-# on those words is far cheaper than the regex, which tries every position.
+# on those words is far cheaper than the regex, which tries every position, and a
+# pattern whose words never appear is never compiled.
 _RELATIVE = (
     (
         ("yesterday", "today", "tonight", "tomorrow"),
-        re.compile(r"\b(?:yesterday|today|tonight|tomorrow)\b", re.IGNORECASE),
+        lazy(r"\b(?:yesterday|today|tonight|tomorrow)\b", re.IGNORECASE),
     ),
     (
         ("week", "month", "year", "quarter", "sprint", *_WEEKDAYS.split("|")),
-        re.compile(
+        lazy(
             rf"\b(?:last|next|this)\s+(?:week|month|year|quarter|sprint|{_WEEKDAYS})\b",
             re.IGNORECASE,
         ),
     ),
     (
         (" ago",),
-        re.compile(rf"\b(?:\d+|an?|few|several)\s+{_UNITS}\s+ago\b", re.IGNORECASE),
+        lazy(rf"\b(?:\d+|an?|few|several)\s+{_UNITS}\s+ago\b", re.IGNORECASE),
     ),
 )
 

@@ -127,8 +127,10 @@ _FAKE_TURN = lazy(
     r"|#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:)",
     re.MULTILINE,
 )
-# A quick test first: it starts with a character class of `<`, `[` and `#`, rare in prose,
-# which the regex engine skips to fast (an alternation of words would try every position).
+# A quick test first, then the gate regex: every marker holds `sys`, `inst` or a `|` right
+# after `<`, `[` or `#`. Substring tests are far cheaper than the gate's scan, which stops
+# at every heading `#` and link `[` of an entry.
+_FAKE_TURN_HINTS = ("sys", "inst", "<|", "[|", "#|")
 _FAKE_TURN_GATE = lazy(r"[<\[#](?:\||/?(?:sys|inst)|<sys|[ \t]*system)")
 
 _FIX = "memory is data, not instructions: rewrite it as a fact about the project or delete it"
@@ -138,7 +140,7 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
     lowered = "\n".join(lines).lower()  # str.lower keeps every newline, so lines still count
     found = []  # (offset, message)
 
-    if _FAKE_TURN_GATE.search(lowered):
+    if any(hint in lowered for hint in _FAKE_TURN_HINTS) and _FAKE_TURN_GATE.search(lowered):
         for match in _FAKE_TURN.finditer(lowered):
             found.append((match.start(), f"fake role marker {match.group().strip()!r}; {_FIX}"))
 

@@ -121,7 +121,13 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
         what = f"{family.what} ({shown}…)" if shown else family.what
         report(start, family.rule, f"{what}: {FIX}")
 
-    if long_words and "secret" in lowered:
+    # The name holds "aws ... secret" or "secret access key"; the 40-character value sits in
+    # a word at least that long.
+    if (
+        "secret" in lowered
+        and ("aws" in lowered or "access" in lowered)
+        and any(len(word) >= 40 for word in long_words)
+    ):
         for match in _AWS_SECRET.finditer(text):
             body = match.group("body")
             if not _is_placeholder(body) and _classes(body) == 3:
