@@ -13,8 +13,9 @@ import os
 from pathlib import Path
 
 # Input is written whole before git's answer is read, so it must fit in a pipe
-# buffer (16 KiB on macOS, 64 KiB on Linux); callers split longer input.
-MAX_INPUT = 8192
+# buffer (16 KiB on macOS, 64 KiB on Linux); callers split longer input. The
+# smallest of those, not less: each split costs one more git process.
+MAX_INPUT = 16384
 
 
 class GitCall:
