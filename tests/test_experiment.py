@@ -318,13 +318,37 @@ def test_plant_is_reproducible_and_verify_clean(source: Path, tmp_path: Path, ki
     assert git(one, "rev-parse", "HEAD") == git(two, "rev-parse", "HEAD")
     files = git(one, "ls-files").split()
     assert files == git(two, "ls-files").split()
-    assert all(_content(one / name) == _content(two / name) for name in files)
+    present = [name for name in files if os.path.lexists(one / name)]
+    assert all(_content(one / name) == _content(two / name) for name in present)
     assert git(one, "status", "--porcelain") == "" and git(one, "remote") == ""
     assert not list(one.glob("*EXPERIMENT*")) and not list(one.glob("*experiment*"))
     checked = run_script(one, "verify", "--json")
     assert checked.returncode == 0, checked.stdout
     rules = {finding["rule"] for finding in json.loads(checked.stdout)["findings"]}
     assert rules == ({"injection.instruction"} if kind == "injection" else set())
+
+
+def test_the_clone_holds_the_answer_only_in_memory(source: Path, tmp_path: Path) -> None:
+    # The fixtures' source would hand a grepping agent the answer and the game.
+    key = plant(source, "recall", tmp_path / "r")
+    clone = tmp_path / "r"
+    holders = [
+        str(path.relative_to(clone))
+        for path in clone.rglob("*")
+        if ".git" not in path.relative_to(clone).parts
+        and path.is_file()
+        and not path.is_symlink()
+        and b"55432" in path.read_bytes()
+    ]
+    assert sorted(holders) == sorted([key["relevant"], f"{MEMORY}/semantic/INDEX.md"])
+    fixtures = f"{SKILL}/scripts/ecomem/experiment_fixtures.py"
+    assert fixtures in git(clone, "ls-files").split()  # git keeps it: HEAD is unchanged
+    assert git(clone, "status", "--porcelain") == ""
+    assert run_script(clone, "--help").returncode == 0
+    replanted = run_script(clone, "experiment", "plant", "recall", "--into", str(tmp_path / "x"))
+    assert replanted.returncode == 2 and "experiment clone" in replanted.stderr
+    assert not (tmp_path / "x").exists()
+    assert (source / fixtures).is_file()  # the source repository keeps its kit
 
 
 def test_plant_prints_the_prompt_and_the_acts(source: Path, tmp_path: Path) -> None:

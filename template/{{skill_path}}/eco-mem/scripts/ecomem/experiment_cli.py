@@ -87,7 +87,15 @@ def run(root: Path, args: argparse.Namespace) -> int:
 
 
 def _plant(root: Path, args: argparse.Namespace) -> int:
-    from . import experiment_plant
+    try:
+        from . import experiment_plant
+    except ImportError:  # an experiment clone has no fixtures; see experiment_plant
+        print(
+            "eco_mem.py experiment plant: this is an experiment clone; plant from the"
+            " repository it was cloned from",
+            file=sys.stderr,
+        )
+        return 2
 
     into = Path(args.into)
     try:

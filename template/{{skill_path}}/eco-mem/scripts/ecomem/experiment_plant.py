@@ -129,9 +129,23 @@ def _plant_in_clone(clone: Path, kind: str, head: str) -> dict:
         env=env,
     )
     key["planted_head"] = _git(clone, "rev-parse", "HEAD")
+    _hide_fixtures(clone)
     key["atime"] = experiment_atime.reset(clone, experiment_atime.memory_files(clone, memory))
     experiment_key.save(clone, key)
     return key
+
+
+def _hide_fixtures(clone: Path) -> None:
+    """Take the fixtures' source out of the clone's work tree.
+
+    It holds every planted fact, the prompt and the injected text: an agent that greps
+    the clone for the task would find the answer there instead of in memory, and see the
+    experiment. git keeps the file (skip-worktree), so HEAD is the planted commit and the
+    tree stays clean. score never needs it: what it checks is in the answer key.
+    """
+    relpath = f"{protocol.SKILL_DIR}/scripts/ecomem/{Path(fixtures.__file__).name}"
+    _git(clone, "update-index", "--skip-worktree", "--", relpath)
+    (clone / relpath).unlink()
 
 
 def _write_new(path: Path, text: str) -> None:
@@ -195,6 +209,7 @@ def _plant_episode(clone: Path, memory: str, as_of: str, token: str) -> dict:
     return {
         "acts": acts,
         "acts_before": before,
+        "note_markers": list(fixtures.NOTE_MARKERS),
         "note": f"{memory}/episodic/{name}",
         "token": token,
     }

@@ -15,7 +15,6 @@ import os
 from pathlib import Path
 
 from . import experiment_atime, protocol
-from . import experiment_fixtures as fixtures
 from .catalog import cell_path, parse_catalog
 from .experiment_transcripts import Trace
 from .semantic import FIELD
@@ -257,5 +256,5 @@ def _mentions_note(traces: list[Trace], key: dict) -> bool | None:
     if final is None:
         return None
     lowered = final.lower()
-    markers = (*fixtures.NOTE_MARKERS, key["token"], Path(key["note"]).stem)
+    markers = (*key["note_markers"], key["token"], Path(key["note"]).stem)
     return any(marker in lowered for marker in markers)
