@@ -668,6 +668,26 @@ def test_usage_errors_exit_2_without_a_report(host: Path, flags: list, says: str
     assert says in result.stderr
 
 
+def test_a_reader_that_left_gets_exit_2_and_no_traceback(host: Path) -> None:
+    # `eco_mem.py verify --json | head -0`: the pipe's reader is gone before the report.
+    reader, writer = os.pipe()
+    os.close(reader)
+    script = host / SKILL / "scripts/eco_mem.py"
+    try:
+        result = subprocess.run(
+            [sys.executable, str(script), "verify", "--json"],
+            cwd=host,
+            stdin=subprocess.DEVNULL,
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        os.close(writer)
+
+    assert (result.returncode, result.stderr) == (2, "")
+
+
 def test_strict_turns_a_warning_into_a_failure(host: Path) -> None:
     lay_store(host, "semantic.relative-date--in-body")
 

@@ -38,4 +38,12 @@ if sys.pycache_prefix is None:
 from ecomem.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `eco_mem.py find … | head`: the reader left early. Say nothing more (not
+        # even at exit, hence the dup2) and report an I/O error, not a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 2
+    sys.exit(code)
