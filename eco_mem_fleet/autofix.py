@@ -6,7 +6,9 @@ calls `apply_fix`, commits when the tree differs from origin, calls
 three places a repository can end:
 
 - `apply_fix` runs our fixer; a clean tree afterwards ends the repository
-  there (skipped, conflict, failed, or nothing to change);
+  there (skipped, conflict, failed, or nothing to change). It first skips a
+  repository whose origin already has this run's branch: a pull request
+  from an earlier run, still open;
 - `check_fix` ends it under `--dry-run` (all-repos commits, never pushes);
 - the push module is wrapped, so a push that lands or fails is recorded.
 
@@ -59,8 +61,21 @@ def _repo(job: Job) -> str:
     return job.labels.get(url, url)
 
 
+def _pushed_before(branch: str) -> bool:
+    """Whether origin already has the branch this run would push (an open pull request)."""
+    listing = _git("ls-remote", "--heads", "origin", branch, check=False)
+    return listing.returncode == 0 and bool(listing.stdout.strip())
+
+
 def apply_fix(job: Job) -> None:
     repo = _repo(job)
+    # A pull-request push module pushes all-repos_autofix_NAME to origin. Until that
+    # pull request is merged, a re-run would push a different commit over it and fail.
+    branch = _git("rev-parse", "--abbrev-ref", "HEAD").stdout.strip()
+    if _pushed_before(branch):
+        message = f"{branch} is already on origin (an open pull request?); merge or close it"
+        job.ledger.finish(Outcome(repo, job.action, result="skipped", message=message))
+        return
     try:
         outcome = job.fixer(job, repo)
     except Exception as error:  # the repo fails; the fleet goes on

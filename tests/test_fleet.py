@@ -264,6 +264,29 @@ def test_named_repositories_are_checked_in_their_clone_too(fleet: Fleet) -> None
     assert outcomes["at-v2"]["before"] == "v2.0.0" and result.returncode == 0
 
 
+def test_an_open_pull_request_is_skipped_not_pushed_over(template: Path, tmp_path: Path) -> None:
+    # A pull-request push module leaves all-repos_autofix_eco-mem-install on origin. A
+    # re-run before that pull request is merged must leave it alone, not fail the push.
+    origins = {name: make_origin(tmp_path, name, lambda work: None) for name in ("new", "open-pr")}
+    branch = "all-repos_autofix_eco-mem-install"
+    git(tmp_path / "seeds/open-pr", "push", "-q", str(origins["open-pr"]), f"master:{branch}")
+    config = write_config(tmp_path, {name: str(path) for name, path in origins.items()})
+    clone_all(config)
+    before = heads(origins)
+    report = tmp_path / "report.jsonl"
+    result = run_module(
+        *("eco_mem_fleet.install", "-C", str(config), "--template", str(template)),
+        *("--report", str(report)),
+    )
+    outcomes = {row["repo"]: row for row in map(json.loads, report.read_text().splitlines())}
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert outcomes["new"]["result"] == "installed" and outcomes["new"]["pushed"]
+    assert outcomes["open-pr"]["result"] == "skipped"
+    assert f"{branch} is already on origin" in outcomes["open-pr"]["message"]
+    assert heads(origins)["open-pr"] == before["open-pr"]
+
+
 def test_upgrade_outcomes_and_exit_status(fleet: Fleet) -> None:
     result, outcomes, before, after = fleet.runs["upgrade"]
     got = results(fleet, "upgrade")
