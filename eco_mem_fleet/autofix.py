@@ -7,7 +7,7 @@ three places a repository can end:
 
 - `apply_fix` runs our fixer; a clean tree afterwards ends the repository
   there (skipped, conflict, failed, or nothing to change). It first skips a
-  repository whose origin already has this run's branch: a pull request
+  repository whose origin has this run's branch unmerged: a pull request
   from an earlier run, still open;
 - `check_fix` ends it under `--dry-run` (all-repos commits, never pushes);
 - the push module is wrapped, so a push that lands or fails is recorded.
@@ -61,10 +61,19 @@ def _repo(job: Job) -> str:
     return job.labels.get(url, url)
 
 
-def _pushed_before(branch: str) -> bool:
-    """Whether origin already has the branch this run would push (an open pull request)."""
+def _unmerged_on_origin(branch: str) -> bool:
+    """Whether origin has `branch` at a commit its default branch lacks.
+
+    Then pushing this run's commit there is refused (not a fast-forward): a pull
+    request still open, or a squash-merged one whose branch was kept. A branch
+    merged the ordinary way is an ancestor, and the push goes on from it.
+    """
     listing = _git("ls-remote", "--heads", "origin", branch, check=False)
-    return listing.returncode == 0 and bool(listing.stdout.strip())
+    if listing.returncode != 0 or not listing.stdout.strip():
+        return False
+    tip = listing.stdout.split()[0]
+    # Exit 1: not an ancestor; 128: a commit this clone never fetched. Both block.
+    return _git("merge-base", "--is-ancestor", tip, "origin/HEAD", check=False).returncode != 0
 
 
 def apply_fix(job: Job) -> None:
@@ -72,8 +81,11 @@ def apply_fix(job: Job) -> None:
     # A pull-request push module pushes all-repos_autofix_NAME to origin. Until that
     # pull request is merged, a re-run would push a different commit over it and fail.
     branch = _git("rev-parse", "--abbrev-ref", "HEAD").stdout.strip()
-    if _pushed_before(branch):
-        message = f"{branch} is already on origin (an open pull request?); merge or close it"
+    if _unmerged_on_origin(branch):
+        message = (
+            f"{branch} is on origin and not merged (an open pull request?);"
+            " merge it, or close it and delete the branch"
+        )
         job.ledger.finish(Outcome(repo, job.action, result="skipped", message=message))
         return
     try:

@@ -266,10 +266,15 @@ def test_named_repositories_are_checked_in_their_clone_too(fleet: Fleet) -> None
 
 def test_an_open_pull_request_is_skipped_not_pushed_over(template: Path, tmp_path: Path) -> None:
     # A pull-request push module leaves all-repos_autofix_eco-mem-install on origin. A
-    # re-run before that pull request is merged must leave it alone, not fail the push.
-    origins = {name: make_origin(tmp_path, name, lambda work: None) for name in ("new", "open-pr")}
+    # re-run before that pull request is merged must leave it alone, not fail the push;
+    # a branch kept after an ordinary merge blocks nothing.
+    names = ("new", "open-pr", "merged-pr")
+    origins = {name: make_origin(tmp_path, name, lambda work: None) for name in names}
     branch = "all-repos_autofix_eco-mem-install"
-    git(tmp_path / "seeds/open-pr", "push", "-q", str(origins["open-pr"]), f"master:{branch}")
+    open_pr = tmp_path / "seeds/open-pr"
+    git(open_pr, "commit", "-q", "--allow-empty", "-m", "the open pull request")
+    git(open_pr, "push", "-q", str(origins["open-pr"]), f"HEAD:{branch}")
+    git(tmp_path / "seeds/merged-pr", "push", "-q", str(origins["merged-pr"]), f"master:{branch}")
     config = write_config(tmp_path, {name: str(path) for name, path in origins.items()})
     clone_all(config)
     before = heads(origins)
@@ -281,9 +286,10 @@ def test_an_open_pull_request_is_skipped_not_pushed_over(template: Path, tmp_pat
     outcomes = {row["repo"]: row for row in map(json.loads, report.read_text().splitlines())}
 
     assert result.returncode == 0, result.stdout + result.stderr
-    assert outcomes["new"]["result"] == "installed" and outcomes["new"]["pushed"]
+    for name in ("new", "merged-pr"):
+        assert outcomes[name]["result"] == "installed" and outcomes[name]["pushed"], name
     assert outcomes["open-pr"]["result"] == "skipped"
-    assert f"{branch} is already on origin" in outcomes["open-pr"]["message"]
+    assert f"{branch} is on origin and not merged" in outcomes["open-pr"]["message"]
     assert heads(origins)["open-pr"] == before["open-pr"]
 
 
