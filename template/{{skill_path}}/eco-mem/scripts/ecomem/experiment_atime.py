@@ -104,10 +104,10 @@ def reset(root: Path, relpaths: list[str]) -> dict:
 
 def snapshot_before_verify(root: Path) -> None:
     """Called first thing by verify: in an experiment clone, note the access times."""
-    if not experiment_key.key_path(root).is_file():
-        return
     try:
-        key = experiment_key.load(root) or {}
+        key = experiment_key.load(root)  # None outside an experiment clone
+        if key is None:
+            return
         files = memory_files(root, key["memory_dir"])
         atimes = {relpath: (root / relpath).stat().st_atime_ns for relpath in files}
     except (OSError, ValueError, KeyError):
