@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.helpers import MEMORY, PROJECT, git, init_repo, replace_in
+from tests.helpers import MEMORY, PROJECT, git, init_repo, replace_in, snapshot_template
 
 Seed = Callable[[Path], None]
 SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
@@ -39,6 +39,19 @@ def release_v2(repo: Path) -> None:
     """v2 of the template: a new SKILL.md title and a new AGENTS.md block heading."""
     replace_in(repo / SKILL_SRC, "\n# eco-mem\n", "\n# eco-mem, v2\n")
     replace_in(repo / BLOCKS_SRC, "## Agent memory (eco-mem)", "## Memory for agents (eco-mem)")
+
+
+def two_releases(repo: Path) -> Path:
+    """The template at `repo` with tags v1.0.0 and v2.0.0 (see release_v2)."""
+    snapshot_template(repo, "v1.0.0")
+    snapshot_template(repo, "v2.0.0", mutate=release_v2)
+    return repo
+
+
+def read_report(path: Path) -> dict[str, dict]:
+    """A --report file as {repo: its JSON object}; empty when none was written."""
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    return {row["repo"]: row for row in map(json.loads, lines)}
 
 
 def make_origin(root: Path, name: str, seed: Seed, branch: str = "master") -> Path:

@@ -23,8 +23,9 @@ from tests.fleet import (
     make_origin,
     origin_file,
     origin_files,
-    release_v2,
+    read_report,
     run_module,
+    two_releases,
     write_config,
 )
 from tests.helpers import (
@@ -35,7 +36,6 @@ from tests.helpers import (
     copy_template,
     git,
     replace_in,
-    snapshot_template,
 )
 
 INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.py", ANSWERS] + [
@@ -49,10 +49,7 @@ ALLOW_LIST = (
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = tmp_path_factory.mktemp("fleet-template") / "eco-mem"
-    snapshot_template(repo, "v1.0.0")
-    snapshot_template(repo, "v2.0.0", mutate=release_v2)
-    return repo
+    return two_releases(tmp_path_factory.mktemp("fleet-template") / "eco-mem")
 
 
 def seeds(template: Path) -> dict[str, tuple]:
@@ -117,8 +114,7 @@ class Fleet:
         report = self.root / f"{label}.jsonl"
         before = heads(self.origins)
         result = run_module(module, "-C", str(self.config), "--report", str(report), *args, ci=ci)
-        lines = report.read_text().splitlines() if report.exists() else []
-        outcomes = {row["repo"]: row for row in map(json.loads, lines)}
+        outcomes = read_report(report)
         self.runs[label] = (result, outcomes, before, heads(self.origins))
         return self.runs[label]
 
@@ -283,7 +279,7 @@ def test_an_open_pull_request_is_skipped_not_pushed_over(template: Path, tmp_pat
         *("eco_mem_fleet.install", "-C", str(config), "--template", str(template)),
         *("--report", str(report)),
     )
-    outcomes = {row["repo"]: row for row in map(json.loads, report.read_text().splitlines())}
+    outcomes = read_report(report)
 
     assert result.returncode == 0, result.stdout + result.stderr
     for name in ("new", "merged-pr"):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fleet import TEAM_MEMORY, TEAM_ROWS, two_releases
 from tests.helpers import (
     ANSWERS,
     MEMORY,
@@ -30,9 +31,7 @@ from tests.helpers import (
     git,
     replace_in,
     run_script,
-    snapshot_template,
 )
-from tests.test_fleet import TEAM_MEMORY, TEAM_ROWS, release_v2
 
 RENOVATE_COMMAND = (
     f"copier update --skip-answered --defaults --trust --answers-file {ANSWERS} --vcs-ref v2.0.0"
@@ -41,10 +40,7 @@ RENOVATE_COMMAND = (
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = tmp_path_factory.mktemp("renovate-template") / "eco-mem"
-    snapshot_template(repo, "v1.0.0")
-    snapshot_template(repo, "v2.0.0", mutate=release_v2)
-    return repo
+    return two_releases(tmp_path_factory.mktemp("renovate-template") / "eco-mem")
 
 
 def renovate(host: Path) -> subprocess.CompletedProcess:
