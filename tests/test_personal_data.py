@@ -73,9 +73,9 @@ NETWORKS = [
 
 @pytest.fixture(scope="module")
 def personal_data(ecomem):
-    import ecomem.personal_data
+    import ecomem.rules.personal_data
 
-    return ecomem.personal_data
+    return ecomem.rules.personal_data
 
 
 def rules(module, text: str) -> list[tuple[str, int]]:
@@ -249,7 +249,7 @@ def test_pathological_lines_are_scanned_to_the_end(personal_data, line):
 
 
 def test_verify_runs_the_personal_data_rules(ecomem):
-    import ecomem.personal_data
-    import ecomem.verify
+    import ecomem.rules.personal_data
+    import ecomem.commands.verify
 
-    assert ecomem.personal_data.scan in ecomem.verify.CONTENT_RULES
+    assert ecomem.rules.personal_data.scan in ecomem.commands.verify.CONTENT_RULES

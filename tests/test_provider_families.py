@@ -263,10 +263,10 @@ CONTEXTS = [
 
 @pytest.fixture(scope="module")
 def shapes(ecomem):
-    import ecomem.providers
-    import ecomem.secret_shapes
+    import ecomem.rules.providers
+    import ecomem.rules.secret_shapes
 
-    return ecomem.secret_shapes, ecomem.providers
+    return ecomem.rules.secret_shapes, ecomem.rules.providers
 
 
 def _ids():
@@ -364,7 +364,9 @@ import json, sys
 from datetime import date
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from ecomem import lazy_re, personal_data, providers, verify
+from ecomem import lazy_re
+from ecomem.commands import verify
+from ecomem.rules import personal_data, providers
 verify.collect(Path(sys.argv[2]), date(2025, 1, 15))
 store_only = list(lazy_re.COMPILED)
 verify.secret_shapes.scan("m.md", [sys.argv[3]])
@@ -428,6 +430,6 @@ def test_verify_imports_no_heavy_module(rendered: Path, json_output: bool):
     )
     assert result.returncode == 0, result.stderr
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
-    assert "ecomem.verify" in imported  # the probe sees verify's own imports
+    assert "ecomem.commands.verify" in imported  # the probe sees verify's own imports
     expected = {"json"} if json_output else set()  # the report needs json, nothing else does
     assert imported & HEAVY_MODULES == expected

@@ -450,9 +450,9 @@ NEGATIVE = [
 
 @pytest.fixture(scope="module")
 def secret_shapes(ecomem):
-    import ecomem.secret_shapes
+    import ecomem.rules.secret_shapes
 
-    return ecomem.secret_shapes
+    return ecomem.rules.secret_shapes
 
 
 @pytest.mark.parametrize(

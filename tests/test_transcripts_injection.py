@@ -10,16 +10,16 @@ from hypothesis import strategies as st
 
 @pytest.fixture(scope="module")
 def transcripts(ecomem):
-    import ecomem.transcripts
+    import ecomem.rules.transcripts
 
-    return ecomem.transcripts
+    return ecomem.rules.transcripts
 
 
 @pytest.fixture(scope="module")
 def injection(ecomem):
-    import ecomem.injection
+    import ecomem.rules.injection
 
-    return ecomem.injection
+    return ecomem.rules.injection
 
 
 def lines_of(text: str) -> list[str]:

@@ -41,7 +41,7 @@ def release_v2(repo: Path) -> None:
     replace_in(repo / "extensions/protocol.py", '"desk_lines": 80', '"desk_lines": 60')
     (repo / SKILL_SRC / "references/faq.md").write_text("# FAQ\n\nNew in v2.\n")
     replace_in(
-        repo / SKILL_SRC / "scripts/ecomem/blocks.py",
+        repo / SKILL_SRC / "scripts/ecomem/install/blocks.py",
         "## Agent memory (eco-mem)",
         "## Memory for agents (eco-mem)",
     )

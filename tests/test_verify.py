@@ -398,7 +398,7 @@ def test_a_loose_markdown_file_beside_the_drawers_is_stray(host: Path) -> None:
     ],
 )
 def test_table_lines_split_on_unescaped_pipes_outside_code(ecomem, line: str, cells: list) -> None:
-    from ecomem.catalog import split_cells
+    from ecomem.store.catalog import split_cells
 
     assert split_cells(line) == cells
 
@@ -408,7 +408,7 @@ def test_table_lines_split_on_unescaped_pipes_outside_code(ecomem, line: str, ce
     ["fact.md", "`fact.md`", "[fact](fact.md)", "[`fact.md`](fact.md)", "  fact.md  "],
 )
 def test_a_file_cell_names_its_file_plain_in_backticks_or_as_a_link(ecomem, cell: str) -> None:
-    from ecomem.catalog import cell_path
+    from ecomem.store.catalog import cell_path
 
     assert cell_path(cell) == "fact.md"
 
@@ -780,7 +780,7 @@ RULE_ID = re.compile(
 
 def test_every_rule_the_verify_modules_can_report_has_a_test() -> None:
     modules = PROJECT / "template/{{skill_path}}/eco-mem/scripts/ecomem"
-    source = "".join(path.read_text(encoding="utf-8") for path in sorted(modules.glob("*.py")))
+    source = "".join(path.read_text(encoding="utf-8") for path in sorted(modules.rglob("*.py")))
     rules = set(RULE_ID.findall(source))
 
     assert len(rules) >= 40

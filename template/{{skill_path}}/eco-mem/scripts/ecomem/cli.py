@@ -11,7 +11,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import memcli, protocol
+from . import protocol
+from .commands import memory as memcli
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 DESCRIPTION = "eco-mem maintenance commands. Stdlib only, Python 3.9+."
@@ -231,7 +232,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             help="a column renamed by the release (repeatable)",
         )
     if builds("experiment"):
-        from . import experiment_cli  # the agent-experiment kit keeps its parser to itself
+        from .commands import (
+            experiment as experiment_cli,  # the agent-experiment kit keeps its parser to itself
+        )
 
         experiment_cli.add_parser(commands, rooted)
 
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     # Import per command: `blocks` runs inside `copier copy` and must not
     # depend on the verify rules, and each command loads only what it uses.
     if args.command == "blocks":
-        from . import blocks
+        from .install import blocks
 
         try:
             changed = blocks.write_blocks(root)
@@ -282,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "catalog-migrate":
         import subprocess
 
-        from . import migrate
+        from .install import migrate
 
         try:
             renames = migrate.parse_renames(args.rename)
@@ -295,27 +298,27 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         return EXIT_OK
     if args.command == "experiment":
-        from . import experiment_cli
+        from .commands import experiment as experiment_cli
 
         return experiment_cli.run(root, args)
     if args.command in memcli.COMMANDS:
         return memcli.run(root, args)
     if args.command == "restore-indexes":
-        from . import upgrade
+        from .install import upgrade
 
         return upgrade.restore_command(root)
     if args.command == "verify":
-        from . import verify
+        from .commands import verify
 
         return verify.run(root, args)
-    from . import upgrade
+    from .install import upgrade
 
     return upgrade.run(root, args)
 
 
 def run_track(root: Path) -> int:
-    from . import tracking
-    from .markers import BlockError
+    from .install import track as tracking
+    from .install.markers import BlockError
 
     try:
         rules, changed = tracking.track(root)

@@ -1,0 +1,129 @@
+"""`revise` and `confirm`: change a fact or a procedure in its own file and row.
+
+A changed fact keeps its file and slug: history then shows one fact changing, instead of
+one fact vanishing and another appearing. Episodes are never revised.
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from datetime import date
+
+from ..findings import ERROR, Finding
+from ..store import shapes
+from ..store.catalog import NO_FILE
+from ..store.entries import Hit, pick
+from ..store.load import Store
+from ..store.rows import replace_row
+from ..write import gate
+from ..write.writer import Refused, UsageError
+from .new import one_line, read_text_file, repo_path, slug_of
+
+SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body")
+PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body")
+
+
+def _refuse(hit: Hit, rule: str, message: str) -> Refused:
+    return Refused([Finding(hit.drawer.index_relpath, hit.row.line, rule, ERROR, message)])
+
+
+def _entry_lines(hit: Hit) -> list[str]:
+    entry = hit.drawer.entries.get(hit.file)
+    if entry is None or entry.lines is None:
+        message = f"{hit.drawer.relpath}/{hit.file} is missing or unreadable; run verify"
+        raise _refuse(hit, "drift.row-without-file", message)
+    return entry.lines
+
+
+def revise(args: Namespace, body: str | None, store: Store, today: date) -> gate.Change:
+    hit = pick(store, args.slug, args.drawer)
+    if hit.drawer.name == "episodic":
+        message = "episodes are append-only: record what changed as a new episode (new episodic)"
+        raise _refuse(hit, "episodic.append-only", message)
+    if hit.drawer.name == "working":
+        raise UsageError("a desk is yours to edit directly; revise is for semantic and procedural")
+    if hit.drawer.name == "semantic":
+        return _revise_fact(hit, args, body, today)
+    return _revise_procedure(hit, args, body, store)
+
+
+def _revise_fact(hit: Hit, args: Namespace, body: str | None, today: date) -> gate.Change:
+    if all(getattr(args, name, None) is None for name in SEMANTIC_OPTIONS):
+        raise UsageError("nothing to revise: give --title, --scope, --expires, --source or --body")
+    if args.source == "user-confirmed":
+        message = "only `confirm SLUG --by-user` makes a fact user-confirmed"
+        raise _refuse(hit, "semantic.source", message)
+    lines = _entry_lines(hit)
+    current = shapes.read_fields(lines).get("source", (0, ""))[1]
+    if current == "user-confirmed" and args.source is None:
+        message = (
+            f"{hit.name} is user-confirmed, so the user decided it: tell them what you would change"
+            " and why. With code evidence, revise with --source verified; with their word,"
+            " revise with --source derived, then confirm --by-user"
+        )
+        raise _refuse(hit, "semantic.user-confirmed", message)
+    return change_fact(hit, lines, args.title, _fields(args, today), body)
+
+
+def _fields(args: Namespace, today: date) -> dict[str, str]:
+    fields = {"as_of": one_line("--as-of", args.as_of or today.isoformat())}
+    for name in ("source", "scope", "expires"):
+        value = getattr(args, name)
+        if value is not None:
+            fields[name] = one_line(f"--{name}", value)
+    return fields
+
+
+def change_fact(
+    hit: Hit, lines: list[str], title: str | None, fields: dict[str, str], body: str | None
+) -> gate.Change:
+    title = one_line("--title", title) if title is not None else None
+    columns = hit.drawer.catalog.columns
+    cells = list(hit.row.cells)
+    if title is not None:
+        cells[columns.index("one-liner")] = title
+    for name in ("as_of", "source"):
+        if name in fields:
+            cells[columns.index(name)] = fields[name]
+    change = gate.Change("semantic")
+    change.files[hit.file] = shapes.edit_fact(lines, title, fields, body)
+    change.index_lines = replace_row(hit.drawer.index_lines, hit.row, cells)
+    change.rows.add(hit.row.line)
+    return change
+
+
+def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store) -> gate.Change:
+    if all(getattr(args, name, None) is None for name in PROCEDURAL_OPTIONS):
+        raise UsageError(
+            "nothing to revise: give --use-when, --points-to, --checklist-file or --body"
+        )
+    if args.checklist_file is not None:
+        body = read_text_file("--checklist-file", args.checklist_file)
+    columns = hit.drawer.catalog.columns
+    cells = list(hit.row.cells)
+    change = gate.Change("procedural")
+    if args.use_when is not None:
+        cells[columns.index("use when")] = one_line("--use-when", args.use_when)
+    if args.points_to is not None:
+        cells[columns.index("points to")] = repo_path(
+            store.root, one_line("--points-to", args.points_to)
+        )
+        if body is None and hit.file != NO_FILE:
+            # The checklist graduated into the file pointed at: the staged copy goes.
+            change.files[hit.file] = None
+            cells[columns.index("file")] = NO_FILE
+    if body is not None:
+        file = hit.file if hit.file != NO_FILE else f"{slug_of(hit.name)}.md"
+        if hit.file == NO_FILE and (store.root / hit.drawer.relpath / file).exists():
+            raise _refuse(hit, "entry.exists", f"{hit.drawer.relpath}/{file} exists already")
+        change.files[file] = shapes.checklist(hit.name, body)
+        cells[columns.index("file")] = file
+    change.index_lines = replace_row(hit.drawer.index_lines, hit.row, cells)
+    change.rows.add(hit.row.line)
+    return change
+
+
+def confirm(args: Namespace, store: Store, today: date) -> gate.Change:
+    hit = pick(store, args.slug, "semantic")
+    fields = {"as_of": today.isoformat(), "source": "user-confirmed"}
+    return change_fact(hit, _entry_lines(hit), None, fields, None)

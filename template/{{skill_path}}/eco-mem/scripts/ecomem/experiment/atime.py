@@ -1,0 +1,168 @@
+"""File access times as the witness of which memory files an agent opened.
+
+Plant gives every memory file an access time older than its modification time. Linux's
+default `relatime` updates the access time on a read only when it is not newer than the
+modification time, so the first read after plant is always recorded; `strictatime`
+records every read; `noatime` records none, and a probe says so.
+
+Setting times changes a file's ctime, and git's index refresh (`git status`) re-reads
+every file whose stat data changed, which would look like an agent opening them all. The
+clone therefore tells git not to compare ctime (`core.trustctime false`), and the index
+is refreshed after the mtimes are set and before the access times are.
+
+verify reads every entry. Run inside an experiment clone it first records the access
+times (a snapshot), so reads before it stay visible.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from . import key as experiment_key
+
+DAY_NS = 86_400 * 1_000_000_000
+VERIFY_WINDOW_NS = 30 * 1_000_000_000  # verify's own reads land within this of its snapshot
+
+
+def memory_files(root: Path, memory_dir: str) -> list[str]:
+    """Repo-relative paths of every markdown file in the drawers, found without reading any."""
+    found = []
+    memory = root / memory_dir
+    for drawer in sorted(os.listdir(memory)) if memory.is_dir() else ():
+        folder = memory / drawer
+        if not folder.is_dir():
+            continue
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".md") and (folder / name).is_file():
+                found.append(f"{memory_dir}/{drawer}/{name}")
+    return found
+
+
+def reads_recorded(folder: Path) -> bool:
+    """Probe: does reading a file in `folder` move its access time forward?"""
+    probe = folder / "eco-mem-atime-probe"
+    probe.write_bytes(b"probe\n")
+    try:
+        stamp = probe.stat()
+        os.utime(probe, ns=(stamp.st_mtime_ns - DAY_NS, stamp.st_mtime_ns))
+        with open(probe, "rb") as handle:
+            handle.read()
+        return probe.stat().st_atime_ns != stamp.st_mtime_ns - DAY_NS
+    finally:
+        probe.unlink()
+
+
+def mount_options(path: Path) -> str:
+    """The mount options of the file system holding `path` (Linux), for the report."""
+    best, options = "", ""
+    try:
+        with open("/proc/mounts", encoding="utf-8") as mounts:
+            for line in mounts:
+                fields = line.split()
+                if (
+                    len(fields) > 3
+                    and str(path).startswith(fields[1])
+                    and len(fields[1]) > len(best)
+                ):
+                    best, options = fields[1], fields[3]
+    except OSError:
+        return ""
+    return options
+
+
+def reset(root: Path, relpaths: list[str]) -> dict:
+    """Give every file an access time a read will move, keeping git from reading them."""
+    import subprocess  # only plant needs it; verify imports this module on every run
+
+    mtime_ns = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000
+    atime_ns = mtime_ns - 2 * DAY_NS  # older than mtime, and older than relatime's day
+    for relpath in relpaths:
+        os.utime(root / relpath, ns=(atime_ns, mtime_ns))
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "config", "core.trustctime", "false"], check=True)
+    # Record the new mtimes in the index now; this reads the files, before the reset.
+    subprocess.run([*git, "update-index", "-q", "--refresh"], check=False, capture_output=True)
+    for _attempt in range(2):
+        for relpath in relpaths:
+            os.utime(root / relpath, ns=(atime_ns, mtime_ns))
+        subprocess.run([*git, "status", "--porcelain"], check=True, capture_output=True)
+        moved = [r for r in relpaths if (root / r).stat().st_atime_ns != atime_ns]
+        if not moved:
+            break
+    recorded = reads_recorded(root / ".git")
+    return {
+        "atime_ns": atime_ns,
+        "mtime_ns": mtime_ns,
+        "files": relpaths,
+        "reads_recorded": recorded,
+        "git_status_reads": bool(moved),
+    }
+
+
+def snapshot_before_verify(root: Path) -> None:
+    """Called first thing by verify: in an experiment clone, note the access times."""
+    try:
+        key = experiment_key.load(root)  # None outside an experiment clone
+        if key is None:
+            return
+        files = memory_files(root, key["memory_dir"])
+        atimes = {relpath: (root / relpath).stat().st_atime_ns for relpath in files}
+    except (OSError, ValueError, KeyError):
+        return  # a broken snapshot only costs the experiment, never verify
+    shot = json.dumps({"at_ns": time.time_ns(), "atimes": atimes})
+    for path in experiment_key.snapshots_paths(root):
+        try:
+            with open(path, "a", encoding="utf-8") as log:  # one snapshot per line
+                log.write(shot + "\n")
+            return
+        except OSError:
+            continue
+
+
+def _snapshots(root: Path) -> list[dict]:
+    taken = []
+    for path in experiment_key.snapshots_paths(root):
+        if path.is_file():
+            lines = path.read_text(encoding="utf-8").splitlines()
+            taken += [json.loads(line) for line in lines if line.strip()]
+    return sorted(taken, key=lambda shot: shot["at_ns"])
+
+
+def opened(root: Path, key: dict) -> tuple[list[str] | None, list[str]]:
+    """(memory files opened since plant, notes); None when access times cannot tell."""
+    reset_info = key["atime"]
+    notes = []
+    if not reset_info["reads_recorded"] or not reads_recorded(root / ".git"):
+        options = mount_options(root.resolve())
+        shown = f" (mount options: {options})" if options else ""
+        notes.append(f"this file system does not record reads{shown}")
+        return None, notes
+    if reset_info["git_status_reads"]:
+        notes.append("git status re-read the memory files at plant; access times prove nothing")
+        return None, notes
+    base = reset_info["atime_ns"]
+    now = {}
+    for relpath in reset_info["files"]:
+        try:
+            now[relpath] = (root / relpath).stat().st_atime_ns
+        except OSError:
+            continue  # deleted since plant: whether it was read first is unknown
+    snapshots = _snapshots(root)
+    seen = set()
+    if snapshots:
+        first = snapshots[0]["atimes"]
+        seen = {relpath for relpath, atime in first.items() if relpath in now and atime != base}
+        notes.append(
+            f"verify ran {len(snapshots)} time(s); files it read are not counted, and on"
+            " relatime mounts later reads of those files leave no trace"
+        )
+    windows = [
+        (shot["at_ns"] - 1_000_000_000, shot["at_ns"] + VERIFY_WINDOW_NS) for shot in snapshots
+    ]
+    for relpath, atime in now.items():
+        if atime != base and not any(low <= atime <= high for low, high in windows):
+            seen.add(relpath)
+    return sorted(seen), notes

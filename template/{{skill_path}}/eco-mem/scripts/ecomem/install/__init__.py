@@ -1,0 +1,1 @@
+"""What the install keeps right in the host: blocks, git tracking, upgrades, migrations."""

@@ -1,0 +1,128 @@
+"""Carry catalog rows across a release that reshapes a catalog table.
+
+Copier merges a team's rows by the lines around them; when a release changes
+a catalog's header, that context is gone and rows would conflict. So a
+release that reshapes a catalog runs two migration steps:
+
+- before the update, `stash` lifts every row out of the INDEX files (into a
+  file inside .git) and stages the row-less INDEX, which is then identical to
+  what the old version rendered: Copier has nothing to merge there;
+- after the update, `restore` appends the rows under the new header, moving
+  each cell to its column by name (`--rename drawer:old=new` for renamed
+  columns; a new column gets `-`), and unstages the INDEX files.
+
+This module ships from the first release on, because the `stash` step runs
+with the script that is installed before the update.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from .. import protocol
+from ..store.catalog import parse_catalog, split_cells
+
+STASH_NAME = "eco-mem-catalog-stash.json"
+
+
+def _git(root: Path, *args: str) -> str:
+    result = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+    )
+    return result.stdout.strip()
+
+
+def _stash_path(root: Path) -> Path:
+    return Path(_git(root, "rev-parse", "--absolute-git-dir")) / STASH_NAME
+
+
+def _index(root: Path, drawer: str) -> Path:
+    return root / protocol.MEMORY_DIR / drawer / "INDEX.md"
+
+
+def stash(root: Path) -> int:
+    """Move all catalog rows into the stash; return how many rows moved."""
+    saved, moved = {}, 0
+    for drawer in protocol.DRAWERS:
+        path = _index(root, drawer)
+        if not path.is_file():
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        catalog = parse_catalog([line.rstrip("\r\n") for line in lines])
+        if not catalog.rows:
+            continue
+        row_lines = {row.line - 1 for row in catalog.rows}
+        saved[drawer] = {
+            "columns": catalog.columns,
+            "rows": [lines[number].rstrip("\r\n") for number in sorted(row_lines)],
+        }
+        path.write_text(
+            "".join(line for n, line in enumerate(lines) if n not in row_lines), encoding="utf-8"
+        )
+        _git(root, "add", "--", str(path))
+        moved += len(row_lines)
+    if saved:
+        _stash_path(root).write_text(json.dumps(saved, indent=1), encoding="utf-8")
+    return moved
+
+
+def reshape(cells: list[str], old: list[str], new: list[str], renames: dict[str, str]) -> list[str]:
+    """Re-order one row's cells from the old columns to the new ones, by name."""
+    by_name = {renames.get(name, name): cell for name, cell in zip(old, cells)}
+    return [by_name.get(name, "-") for name in new]
+
+
+def restore(root: Path, renames: dict[str, dict[str, str]]) -> int:
+    """Append stashed rows under the current headers; return how many rows came back."""
+    stash_file = _stash_path(root)
+    if not stash_file.is_file():
+        return 0
+    saved = json.loads(stash_file.read_text(encoding="utf-8"))
+    restored = 0
+    for drawer, table in saved.items():
+        path = _index(root, drawer)
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        catalog = parse_catalog(lines)
+        end = _table_end(lines, catalog.heading_line)
+        rows = [
+            "| "
+            + " | ".join(
+                reshape(
+                    split_cells(row), table["columns"], catalog.columns, renames.get(drawer, {})
+                )
+            )
+            + " |"
+            for row in table["rows"]
+        ]
+        lines[end:end] = rows
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _git(root, "reset", "-q", "--", str(path))
+        restored += len(rows)
+    stash_file.unlink()
+    return restored
+
+
+def _table_end(lines: list[str], heading_line: int) -> int:
+    """Index just past the last table line under the catalog heading."""
+    end = heading_line
+    for number in range(heading_line, len(lines)):
+        if lines[number].lstrip().startswith("|"):
+            end = number + 1
+        elif lines[number].strip() and end > heading_line:
+            break
+    return end
+
+
+def parse_renames(specs: list[str]) -> dict[str, dict[str, str]]:
+    """`semantic:one-liner=fact` -> {"semantic": {"one-liner": "fact"}}."""
+    renames: dict[str, dict[str, str]] = {}
+    for spec in specs:
+        drawer, _, change = spec.partition(":")
+        old, _, new = change.partition("=")
+        if drawer not in protocol.DRAWERS or not old or not new:
+            raise ValueError(f"--rename {spec!r}: expected DRAWER:OLD=NEW")
+        renames.setdefault(drawer, {})[old.strip().lower()] = new.strip().lower()
+    return renames

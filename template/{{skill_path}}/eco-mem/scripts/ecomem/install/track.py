@@ -1,0 +1,331 @@
+"""Make sure git keeps what eco-mem installs and every memory agents write.
+
+A host's .gitignore is written for the host: allow-lists of agent folders
+(`.agents/*` then `!.agents/skills/...`), or `.*` for every dotfile. Such a
+rule can hide the skill and the drawers. Copier still lists the files as
+created, but `git add -A` skips them, and every entry written later is lost
+with the next clone. Git itself is the only reliable judge of its ignore
+rules, so this module asks it (`git check-ignore`) and never parses them.
+
+`track` appends the fewest re-include rules to a marked block at the end of
+the root .gitignore; verify reports what is still hidden.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import namedtuple
+from pathlib import Path
+
+from .. import protocol
+from ..findings import ERROR, Finding
+from .markers import remove_block, upsert_block
+
+GITIGNORE = ".gitignore"
+MARKERS = ("# eco-mem:begin", "# eco-mem:end")
+BLOCK_NOTE = "# Written by eco_mem.py track: rules above hide files eco-mem keeps in git."
+TRACK_COMMAND = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py track"
+CLAUDE_LINK = ".claude/skills/eco-mem"
+WORKFLOW = ".github/workflows/eco-mem.yml"
+DURABLE = ("semantic", "episodic", "procedural")
+# Names entries will have: an ignore rule may hide them before they exist.
+FUTURE_ENTRY = {
+    "semantic": "eco-mem-probe.md",
+    "episodic": "2000-01-01-eco-mem-probe.md",
+    "procedural": "eco-mem-probe.md",
+}
+FUTURE_DESK = "working/eco-mem-probe-desk.md"
+# Each round settles one more folder level of every path; paths are shallow.
+MAX_ROUNDS = 12
+
+
+class Hide(namedtuple("Hide", "source line pattern")):
+    """The ignore rule that hides a path, as `git check-ignore -v` names it."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line} `{self.pattern}`"
+
+    @property
+    def nested(self) -> bool:
+        """True for a .gitignore below the root, whose rules the root file cannot override."""
+        source = self.source.replace("\\", "/")
+        return (
+            source.endswith("/" + GITIGNORE)
+            and not source.startswith(".git/")
+            and not os.path.isabs(source)
+        )
+
+
+class NotAWorkTree(Exception):
+    """git is missing, or the folder is not inside a git work tree."""
+
+
+class TrackError(Exception):
+    """The paths cannot be re-included from the root .gitignore; says what to add where."""
+
+
+def future_entries() -> list[str]:
+    return [f"{protocol.MEMORY_DIR}/{drawer}/{FUTURE_ENTRY[drawer]}" for drawer in DURABLE]
+
+
+def paths_to_keep(root: Path) -> list[str]:
+    """Every path that must reach git: the install, the entries, and future entry names.
+
+    Folders are listed, files are never opened (verify promises to read
+    nothing outside the memory folder).
+    """
+    keep = [protocol.ANSWERS_FILE]
+    for link in (CLAUDE_LINK, WORKFLOW):
+        if os.path.lexists(root / link):
+            keep.append(link)
+    skill = root / protocol.SKILL_DIR
+    for folder, subfolders, files in os.walk(skill):
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        relative = Path(folder).relative_to(root).as_posix()
+        keep += [f"{relative}/{name}" for name in sorted(files)]
+    memory = root / protocol.MEMORY_DIR
+    if memory.is_dir():
+        for item in sorted(os.scandir(memory), key=lambda child: child.name):
+            if item.is_dir(follow_symlinks=False) and item.name in protocol.DRAWERS:
+                keep += _drawer_paths(item.path, f"{protocol.MEMORY_DIR}/{item.name}", item.name)
+            elif not item.is_dir():
+                keep.append(f"{protocol.MEMORY_DIR}/{item.name}")  # e.g. a tool's ignore file
+    keep += future_entries()
+    return list(dict.fromkeys(keep))
+
+
+def _drawer_paths(folder: str, relative: str, drawer: str) -> list[str]:
+    if drawer == "working":  # desks stay local; only the drawer's own two files travel
+        return [f"{relative}/INDEX.md", f"{relative}/{GITIGNORE}"]
+    return [f"{relative}/{item.name}" for item in os.scandir(folder) if item.name.endswith(".md")]
+
+
+class IgnoreCheck:
+    """`git check-ignore` over `paths`, started now and answered by `hidden()`.
+
+    --no-index judges tracked files by the rules too: a tracked entry under a
+    hiding rule tells us its next sibling will be lost.
+    """
+
+    def __init__(self, root: Path, paths: list[str]) -> None:
+        from ..git import MAX_INPUT, GitCall
+
+        command = ("check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
+        batches, batch = [], b""
+        for path in paths:  # a big store takes several git calls, each input fitting a pipe
+            entry = path.encode("utf-8", "surrogateescape") + b"\0"
+            if batch and len(batch) + len(entry) > MAX_INPUT:
+                batches.append(batch)
+                batch = b""
+            batch += entry
+        batches += [batch] if batch else []
+        self._failure = ""
+        try:
+            self._calls = [GitCall(root, *command, given=batch) for batch in batches]
+        except OSError as error:
+            self._calls, self._failure = [], f"git not found ({error})"
+
+    def hidden(self) -> dict[str, Hide]:
+        """{path: the rule hiding it} for each path git would ignore."""
+        if self._failure:
+            raise NotAWorkTree(self._failure)
+        hidden = {}
+        for call in self._calls:
+            code, output = call.result()
+            if code not in (0, 1):  # 1 is "nothing ignored"; 128 is "not a repository"
+                raise NotAWorkTree("git check-ignore could not run here")
+            fields = output.decode("utf-8", "surrogateescape").split("\0")
+            for source, line, pattern, path in zip(*[iter(fields)] * 4):
+                if source and not pattern.startswith("!"):  # a matching `!` rule re-includes
+                    hidden[path] = Hide(source, int(line), pattern)
+        return hidden
+
+
+def ask_git(root: Path, paths: list[str]) -> dict[str, Hide]:
+    return IgnoreCheck(root, paths).hidden()
+
+
+class HiddenCheck:
+    """verify's `git.ignored` rule, asked of git before the other rules run.
+
+    `findings()` gives one error per kept path git would not commit, and
+    raises NotAWorkTree outside a git work tree, where the rule cannot apply.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self._check = IgnoreCheck(root, paths_to_keep(root))
+
+    def findings(self) -> list[Finding]:
+        future = dict.fromkeys(future_entries())
+        findings = []
+        for path, hide in sorted(self._check.hidden().items()):
+            if path in future:
+                where, what = path.rpartition("/")[0], "new entries written here"
+            else:
+                where, what = path, "this path"
+            message = (
+                f"{what} would never reach a commit: git ignores it by {hide};"
+                f" run `{TRACK_COMMAND}`, or change that rule"
+            )
+            findings.append(Finding(where, 0, "git.ignored", ERROR, message))
+        return findings
+
+
+def _prefixes(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
+
+
+def shallowest_hidden(root: Path, paths: list[str]) -> dict[str, Hide]:
+    """For each hidden path, its highest hidden folder (or itself): where a fix must start."""
+    prefixes = list(dict.fromkeys(prefix for path in paths for prefix in _prefixes(path)))
+    hidden = ask_git(root, prefixes)
+    first = {}
+    for path in paths:
+        for prefix in _prefixes(path):
+            if prefix in hidden:
+                first[prefix] = hidden[prefix]
+                break
+    return first
+
+
+def _owned(path: str) -> bool:
+    """Inside (or equal to) a folder eco-mem owns whole: its contents are all ours to keep."""
+    return any(path == own or path.startswith(own + "/") for own in owned_roots())
+
+
+def owned_roots() -> tuple[str, str]:
+    return protocol.SKILL_DIR, protocol.MEMORY_DIR
+
+
+def _escape(path: str) -> str:
+    """Quote the characters a gitignore pattern would read as wildcards."""
+    for special in ("\\", "*", "?", "["):
+        path = path.replace(special, "\\" + special)
+    return path[:-1] + "\\ " if path.endswith(" ") else path
+
+
+def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False) -> list[str]:
+    """Rules that re-include `prefix` and nothing of the host's beside it.
+
+    A re-included folder above our own gets `/folder/*` right after it, so its
+    other children stay as ignored as they were. `whole` re-includes all of a
+    folder we own at once, for advice we cannot try out. Patterns are anchored
+    at the folder of the ignore file they go into (`base`, repo-relative).
+    """
+    anchored = prefix[len(base) + 1 :] if base else prefix
+    target = root / prefix
+    if target.is_dir() and not target.is_symlink():
+        rules = [f"!/{_escape(anchored)}/"]
+        if not _owned(prefix):
+            rules.append(f"/{_escape(anchored)}/*")
+        elif whole:
+            rules.append(f"!/{_escape(anchored)}/**")
+        return rules
+    parent, _, name = prefix.rpartition("/")
+    if parent in {f"{protocol.MEMORY_DIR}/{drawer}" for drawer in DURABLE} and name.endswith(".md"):
+        folder = anchored.rpartition("/")[0]
+        # Every entry of the drawer, including the ones not written yet.
+        return [f"!/{_escape(folder)}/*.md" if folder else "!/*.md"]
+    return [f"!/{_escape(anchored)}"]
+
+
+def _read(path: Path) -> str | None:
+    if not path.exists():
+        return None
+    with path.open(encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+def _write(path: Path, text: str | None) -> None:
+    if text is None:
+        if path.exists():
+            path.unlink()
+        return
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+def compose(host: str, rules: list[str]) -> str | None:
+    """The .gitignore text: the host's lines as they are, then our block if it has rules."""
+    if not rules:
+        return host or None
+    return upsert_block(host, [BLOCK_NOTE, *rules], GITIGNORE, MARKERS)
+
+
+def track(root: Path) -> tuple[list[str], bool]:
+    """Rewrite the block in the root .gitignore so nothing eco-mem keeps is hidden.
+
+    Returns the block's rules (empty when the host hides nothing and the block
+    is gone) and whether the file changed. Raises TrackError, with the original
+    file restored, when a
+    .gitignore below the root hides a path (its rules outrank the root's) or
+    when the result would put desks into git.
+    """
+    gitignore = root / GITIGNORE
+    original = _read(gitignore)
+    host = remove_block(original or "", GITIGNORE, MARKERS)
+    paths = paths_to_keep(root)
+    rules: list[str] = []
+    try:
+        # Rules are tried in place: only git's own reading of the real files
+        # is trustworthy, and the host's lines are never touched meanwhile.
+        for _ in range(MAX_ROUNDS):
+            _write_if_changed(gitignore, compose(host, rules))
+            hides = shallowest_hidden(root, paths)
+            if not hides:
+                break
+            nested = {prefix: hide for prefix, hide in hides.items() if hide.nested}
+            if nested:
+                raise TrackError(_nested_advice(root, nested, paths))
+            for prefix in hides:
+                rules += [rule for rule in reinclude_rules(root, prefix) if rule not in rules]
+        else:
+            raise TrackError(f"{GITIGNORE}: could not re-include {sorted(hides)}; please report")
+        desk = f"{protocol.MEMORY_DIR}/{FUTURE_DESK}"
+        if desk not in ask_git(root, [desk]):
+            raise TrackError(
+                f"desks in {protocol.MEMORY_DIR}/working/ would reach git;"
+                f" restore its {GITIGNORE} (it ignores every file but INDEX.md and itself)"
+            )
+    except BaseException:
+        _write_if_changed(gitignore, original)
+        raise
+    return rules, compose(host, rules) != original
+
+
+def _write_if_changed(path: Path, text: str | None) -> None:
+    if _read(path) != text:
+        _write(path, text)
+
+
+def _nested_advice(root: Path, nested: dict[str, Hide], paths: list[str]) -> str:
+    lines = []
+    for prefix, hide in sorted(nested.items()):
+        base = hide.source.rpartition("/")[0]
+        rules: list[str] = []
+        for path in paths:
+            if path == prefix or path.startswith(prefix + "/"):
+                rules += [
+                    rule for rule in _rules_down_to(root, prefix, path, base) if rule not in rules
+                ]
+        listed = "\n".join(f"    {rule}" for rule in rules)
+        lines.append(
+            f"{hide} hides {prefix}, and a nested {GITIGNORE} outranks the root one;"
+            f" add these lines at the end of {hide.source}:\n{listed}"
+        )
+    lines.append(f"then run `{TRACK_COMMAND}` again.")
+    return "\n".join(lines)
+
+
+def _rules_down_to(root: Path, prefix: str, path: str, base: str) -> list[str]:
+    """Rules from the hidden `prefix` down to `path`: each `/folder/*` we add hides the next level."""
+    rules: list[str] = []
+    steps = _prefixes(path)
+    for step in steps[steps.index(prefix) :]:
+        rules += reinclude_rules(root, step, base, whole=True)
+        if _owned(step) or not (root / step).is_dir():
+            break
+    return rules

@@ -1,0 +1,359 @@
+"""`eco_mem.py upgrade`: `copier update` that cannot report success over a conflict.
+
+Copier exits 0 even when it leaves conflict markers or .rej files behind, and
+plain `copier update` ignores our answers file unless given `-a`. This wraps
+both: it refuses a dirty tree, runs the update with the right answers file,
+restores drawer INDEX files a team deleted, refreshes the AGENTS.md and
+CLAUDE.md blocks and the .gitignore block, and then lists every conflict it
+can find.
+
+Every failure it can foresee (not a repository, a dirty tree, a template
+that moved, a ref that does not exist) is one line and exit 2, checked
+before Copier starts; anything else Copier raises is cut to its last line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .. import protocol
+
+UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
+MARKERS = ("<<<<<<< ", ">>>>>>> ")
+# A URL with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
+REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
+SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
+TRACEBACK = "Traceback (most recent call last)"
+
+
+class Refused(Exception):
+    """A foreseeable reason not to upgrade; the message is the one line the user sees."""
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+
+
+def copier_command() -> list[str] | None:
+    """How to call copier here: on PATH, else as a module of this Python."""
+    found = shutil.which("copier")
+    if found:
+        return [found]
+    probe = subprocess.run([sys.executable, "-c", "import copier"], capture_output=True)
+    return [sys.executable, "-m", "copier"] if probe.returncode == 0 else None
+
+
+def read_answers(path: Path) -> dict[str, str]:
+    """Top-level `key: value` scalars of the answers file (no YAML library needed)."""
+    answers = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith(("#", " ", "-")) or ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        answers[key.strip()] = value.strip().strip("'\"")
+    return answers
+
+
+def conflicts(root: Path) -> list[str]:
+    """One line per conflicted file: unmerged paths, conflict markers, .rej files."""
+    status = _git(root, "status", "--porcelain", "--untracked-files=all").stdout
+    found: dict[str, str] = {}
+    for line in status.splitlines():
+        code, path = line[:2], line[3:].strip('"')
+        if " -> " in path:
+            path = path.split(" -> ", 1)[1]
+        if code in UNMERGED:
+            found[path] = "unmerged in git: edit it, then `git add` it"
+        elif path.endswith(".rej"):
+            found[path] = (
+                "hunks copier could not apply: merge them by hand into the file, then delete this .rej"
+            )
+        elif _has_markers(root / path):
+            found[path] = "conflict markers: keep the right side, delete the markers"
+    return [f"{path}: {advice}" for path, advice in sorted(found.items())]
+
+
+def _has_markers(path: Path) -> bool:
+    if not path.is_file() or path.is_symlink():
+        return False
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return any(line.startswith(MARKERS) for line in handle)
+    except OSError:
+        return False
+
+
+def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, str]) -> list[str]:
+    """Render the installed version into a scratch folder and copy back deleted INDEX files.
+
+    Copier treats a template file the team deleted as a wish and does not
+    recreate it; a drawer without its INDEX.md is broken, so we put it back.
+    """
+    memory = root / protocol.MEMORY_DIR
+    missing = [d for d in protocol.DRAWERS if not (memory / d / "INDEX.md").exists()]
+    if not memory.is_dir() or not missing:
+        return []
+    data = [f"--data={key}={value}" for key, value in answers.items() if not key.startswith("_")]
+    with tempfile.TemporaryDirectory(prefix="eco-mem-restore.") as scratch:
+        command = [*copier, "copy", "--trust", "--defaults", "--skip-tasks", "--quiet"]
+        command += ["--vcs-ref", answers.get("_commit", "HEAD"), *data]
+        command += [answers["_src_path"], scratch]
+        render = subprocess.run(command, capture_output=True, text=True)
+        if render.returncode != 0:
+            # Say so: a missing INDEX must not hide behind a clean-looking upgrade.
+            reason = (render.stderr.strip().splitlines() or ["copier copy failed"])[-1]
+            print(
+                f"eco_mem.py upgrade: could not restore deleted INDEX files: {reason}",
+                file=sys.stderr,
+            )
+            return []
+        restored = []
+        for drawer in missing:
+            source = Path(scratch) / protocol.MEMORY_DIR / drawer / "INDEX.md"
+            if source.is_file():
+                (memory / drawer).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, memory / drawer / "INDEX.md")
+                restored.append(f"{protocol.MEMORY_DIR}/{drawer}/INDEX.md")
+        return restored
+
+
+def location(source: str, root: Path) -> str:
+    """Where git finds `source`: a URL with Copier's gh:/gl: shortcuts expanded, or an
+    absolute path (a relative one is read from the repository, as Copier reads it)."""
+    if not REMOTE.match(source):
+        return str((root / Path(source).expanduser()).resolve())
+    for short, long in SHORTCUTS.items():
+        if source.startswith(short):
+            return long + source[len(short) :]
+    return source
+
+
+def source_problem(source: str, root: Path) -> str:
+    """Why Copier could not read the template at `source`, or "" if it can."""
+    where = location(source, root)
+    if REMOTE.match(source):
+        probe = subprocess.run(
+            ["git", "ls-remote", "--exit-code", where, "HEAD"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # never stop to ask for a password
+        )
+        if probe.returncode != 0:
+            return (probe.stderr.strip().splitlines() or ["git ls-remote failed"])[-1]
+        return ""
+    local = Path(where)
+    if not local.is_dir():
+        return f"no folder {local}"
+    if local == root.resolve():
+        return "it names this repository itself (a relative path recorded by an old copy)"
+    if _git(local, "rev-parse", "--git-dir").returncode != 0:
+        return f"{local} is not a git repository"
+    return ""
+
+
+def ref_exists(source: str, root: Path, ref: str) -> bool:
+    """True when `ref` (tag, branch or commit) is in the template at `source`."""
+    where = location(source, root)
+    if REMOTE.match(source):
+        if re.fullmatch(r"[0-9a-f]{7,40}", ref):
+            return True  # a commit cannot be looked up without cloning; let Copier try
+        listed = _git(root, "ls-remote", where, f"refs/tags/{ref}", f"refs/heads/{ref}")
+        return bool(listed.stdout.strip())
+    return (
+        _git(Path(where), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0
+    )
+
+
+def newest_tags(source: str, root: Path, count: int = 3) -> list[str]:
+    where = location(source, root)
+    listed = _git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", where).stdout
+    return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines()[:count]]
+
+
+def point_at_template(root: Path, answers_file: Path, source: str) -> None:
+    """Record the template's new home in the answers file, committed so Copier sees a clean tree."""
+    problem = source_problem(source, root)
+    if problem:
+        raise Refused(f"--template {source} cannot be reached: {problem}")
+    if not REMOTE.match(source):
+        source = location(source, root)
+    text = answers_file.read_text(encoding="utf-8")
+    new, count = re.subn(r"(?m)^_src_path:.*$", f"_src_path: {source}", text)
+    if count != 1:
+        raise Refused(f"{protocol.ANSWERS_FILE} has no single `_src_path:` line to change")
+    answers_file.write_text(new, encoding="utf-8")
+    message = f"eco-mem: the template now lives at {source}"
+    committed = _git(root, "commit", "-q", "-m", message, "--", protocol.ANSWERS_FILE)
+    if committed.returncode != 0:
+        answers_file.write_text(text, encoding="utf-8")
+        raise Refused(f"could not commit the new _src_path: {committed.stderr.strip()}")
+    print(f"{protocol.ANSWERS_FILE}: _src_path is now {source} (committed)")
+
+
+def copier_arguments(args) -> list[str]:
+    """Options for `copier update`: ours, then whatever followed `--`."""
+    extra = [arg for arg in args.copier_args if arg != "--"]
+    options = []
+    if args.vcs_ref:
+        options += ["--vcs-ref", args.vcs_ref]
+    # Without a terminal nobody can answer a question: use the recorded answers
+    # (and defaults for new questions) instead of failing half-way.
+    asked_already = {"--defaults", "-l", "-f"} & set(extra)
+    if (args.defaults or not sys.stdin.isatty()) and not asked_already:
+        options.append("--defaults")
+    for pair in args.data:
+        options += ["--data", pair]
+    return options + extra
+
+
+def run_copier(command: list[str], root: Path) -> tuple[int, str]:
+    """Run Copier with its output passing through, but hold back a Python traceback.
+
+    Returns the exit code and, when Copier crashed, the traceback's last line:
+    the one that says what went wrong.
+    """
+    process = subprocess.Popen(command, cwd=root, stderr=subprocess.PIPE, text=True)
+    held: list[str] = []
+    assert process.stderr is not None
+    for line in process.stderr:
+        if held or line.startswith(TRACEBACK):
+            held.append(line)
+        else:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+    code = process.wait()
+    return code, held[-1].strip() if held else ""
+
+
+def refresh(root: Path, command: str) -> tuple[int, str]:
+    """Run one of the installed script's commands (`blocks`, `track`) and return what it said."""
+    script = root / protocol.SKILL_DIR / "scripts" / "eco_mem.py"
+    if not script.is_file():
+        return 0, ""
+    done = subprocess.run(
+        [sys.executable, str(script), command, "--root", str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    return done.returncode, (done.stdout + done.stderr).strip()
+
+
+def ignored_install(root: Path) -> str:
+    """Why git's ignore rules make an update unsafe here, or "".
+
+    Copier computes what the team changed from git. A file git ignores looks
+    deleted to it, and the update then deletes it for real.
+    """
+    from . import track as tracking
+
+    try:
+        hidden = tracking.ask_git(root, tracking.paths_to_keep(root))
+    except tracking.NotAWorkTree:
+        return ""
+    if not hidden:
+        return ""
+    path, hide = sorted(hidden.items())[0]
+    return (
+        f"git ignores {len(hidden)} eco-mem path(s), {path} among them ({hide}), and"
+        f" copier update would take them for deleted files; run `{tracking.TRACK_COMMAND}`,"
+        " commit, then upgrade"
+    )
+
+
+def preflight(root: Path, args) -> tuple[Path, list[str]]:
+    """Check everything that can be checked before Copier runs; return answers file and copier."""
+    if _git(root, "rev-parse", "--show-toplevel").returncode != 0:
+        raise Refused(f"{root} is not a git repository")
+    answers_file = root / protocol.ANSWERS_FILE
+    if not answers_file.is_file():
+        raise Refused(f"{protocol.ANSWERS_FILE} not found under {root}; is eco-mem installed here?")
+    copier = copier_command()
+    if copier is None:
+        raise Refused("copier not found; install it (pipx install copier, or pip install copier)")
+    if _git(root, "status", "--porcelain").stdout.strip():
+        raise Refused(
+            "refusing to start: the working tree has uncommitted changes; commit or stash them first"
+        )
+    hidden_problem = ignored_install(root)
+    if hidden_problem:
+        raise Refused(hidden_problem)
+    if args.template:
+        point_at_template(root, answers_file, args.template)
+    source = read_answers(answers_file).get("_src_path", "")
+    problem = source_problem(source, root)
+    if problem:
+        raise Refused(
+            f"_src_path in {protocol.ANSWERS_FILE} ({source}) cannot be reached: {problem}."
+            " If the template moved, run: eco_mem.py upgrade --template NEW-URL-OR-PATH"
+        )
+    if args.vcs_ref and not ref_exists(source, root, args.vcs_ref):
+        tags = ", ".join(newest_tags(source, root)) or "none"
+        raise Refused(f"--vcs-ref {args.vcs_ref} is not in {source} (newest tags: {tags})")
+    return answers_file, copier
+
+
+def restore_command(root: Path) -> int:
+    """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
+    memory = root / protocol.MEMORY_DIR
+    if all((memory / drawer / "INDEX.md").exists() for drawer in protocol.DRAWERS):
+        return 0  # the usual case: nothing to render, copier not needed
+    copier = copier_command()
+    answers_file = root / protocol.ANSWERS_FILE
+    if copier is None or not answers_file.is_file():
+        print("eco_mem.py restore-indexes: needs copier and the answers file", file=sys.stderr)
+        return 2
+    for path in restore_missing_indexes(root, copier, read_answers(answers_file)):
+        print(f"restored {path} from the template")
+    return 0
+
+
+def run(root: Path, args) -> int:
+    try:
+        answers_file, copier = preflight(root, args)
+    except Refused as why:
+        print(f"eco_mem.py upgrade: {why}", file=sys.stderr)
+        return 2
+    before = read_answers(answers_file).get("_commit", "?")
+    command = [*copier, "update", "--trust", "-a", protocol.ANSWERS_FILE, *copier_arguments(args)]
+    code, crash = run_copier(command, root)
+    answers = read_answers(answers_file)  # as the update left them
+    after = answers.get("_commit", "?")
+
+    restored = restore_missing_indexes(root, copier, answers)
+    # The after-migrations already ran these between tags; run them again for
+    # untagged updates, and speak only when they changed something.
+    for command_name in ("blocks", "track"):
+        status, said = refresh(root, command_name)
+        if status != 0 or (said and said != "blocks already current"):
+            print(said, file=sys.stderr if status else sys.stdout)
+
+    problems = conflicts(root)
+    for path in restored:
+        print(f"restored {path} from the template")
+    if problems:
+        print(
+            f"eco-mem upgrade {before} -> {after} left {len(problems)} conflict(s):",
+            file=sys.stderr,
+        )
+        for line in problems:
+            print(f"  {line}", file=sys.stderr)
+        print("Resolve them, run verify, then commit.", file=sys.stderr)
+        return 1
+    if code != 0:
+        reason = crash or f"exit {code}"
+        print(f"eco_mem.py upgrade: copier update failed: {reason}", file=sys.stderr)
+        return 2
+    if not _git(root, "status", "--porcelain").stdout.strip():
+        print(f"eco-mem is already at {after}; nothing changed")
+    elif before == after:
+        print(f"eco-mem {after} re-applied; review `git diff`, run verify, commit")
+    else:
+        print(f"eco-mem upgraded {before} -> {after}; review `git diff`, run verify, commit")
+    return 0

@@ -1,0 +1,102 @@
+"""Rules that need git: desks never enter history, episodes are never rewritten.
+
+Skipped quietly when git is missing or the root is not a repository: the
+rest of verify still runs, and CI (which has git) enforces them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..findings import ERROR, WARNING, Finding
+from ..git import GitCall, run_git
+from ..store.catalog import parse_catalog
+from ..store.load import INDEX, WORKING_IGNORE, Store
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        code, output = run_git(root, *args)
+    except OSError:
+        return None
+    return output.decode("utf-8", "replace") if code == 0 else None
+
+
+def is_typo_fix(old: str, new: str) -> bool:
+    """Same lines, and only a handful of characters changed."""
+    import difflib
+
+    if old.count("\n") != new.count("\n"):
+        return False
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    changed = sum(
+        max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
+    )
+    return changed <= max(12, len(old) // 50)
+
+
+def start_git_checks(store: Store, staged: bool) -> Callable[[], list[Finding]]:
+    """Start asking git which desks are tracked; the returned call gives the findings."""
+    if not staged and not store.drawers["working"].entries:
+        return list  # no desk on disk, so none can be tracked: spare the git call
+    working = f"{store.relpath}/working"
+    try:
+        listing = GitCall(store.root, "ls-files", "-z", "--", working)
+    except OSError:
+        return list
+    return lambda: _tracked_desks(store, staged, listing)
+
+
+def _tracked_desks(store: Store, staged: bool, listing: GitCall) -> list[Finding]:
+    root = store.root
+    working = f"{store.relpath}/working"
+    code, output = listing.result()
+    if code != 0:
+        return []
+    tracked = output.decode("utf-8", "replace")
+    findings = []
+    for path in filter(None, tracked.split("\0")):
+        if path.rsplit("/", 1)[-1] not in (INDEX, WORKING_IGNORE):
+            message = f"desk is tracked by git; desks never enter history: git rm --cached {path}"
+            findings.append(Finding(path, 0, "working.tracked-desk", ERROR, message))
+    if staged:
+        findings.extend(_staged_working_rows(root, f"{working}/{INDEX}"))
+        findings.extend(_staged_episode_edits(root, f"{store.relpath}/episodic"))
+    return findings
+
+
+def _staged_working_rows(root: Path, index_path: str) -> list[Finding]:
+    staged = _git(root, "diff", "--cached", "--name-only", "--relative", "--", index_path)
+    if not staged:
+        return []  # the commit does not touch the working INDEX
+    text = _git(root, "show", f":./{index_path}")
+    if text is None:
+        return []
+    rows = parse_catalog(text.splitlines()).rows
+    message = "desk rows are local; unstage them (git restore --staged -p) before committing"
+    return [Finding(index_path, row.line, "working.staged-rows", ERROR, message) for row in rows]
+
+
+def _staged_episode_edits(root: Path, episodic: str) -> list[Finding]:
+    # -z keeps non-ASCII paths unquoted; --no-renames shows a renamed episode
+    # as the deletion and addition it is for history's sake.
+    changes = _git(
+        root,
+        *("diff", "--cached", "--name-status", "-z", "--no-renames", "--relative"),
+        *("--diff-filter=MD", "--", episodic),
+    )
+    fields = (changes or "").split("\0")
+    findings = []
+    for status, path in zip(fields[0::2], fields[1::2]):
+        if path.endswith("/" + INDEX):
+            continue
+        if status == "D":
+            message = "a committed episode is being deleted; episodes are append-only (delete only leaked secrets)"
+            findings.append(Finding(path, 0, "episodic.deleted", WARNING, message))
+            continue
+        old, new = _git(root, "show", f"HEAD:./{path}"), _git(root, "show", f":./{path}")
+        if old is not None and new is not None and not is_typo_fix(old, new):
+            message = "a committed episode is being rewritten; fix typos only, record new events in a new file"
+            findings.append(Finding(path, 0, "episodic.rewritten", ERROR, message))
+    return findings

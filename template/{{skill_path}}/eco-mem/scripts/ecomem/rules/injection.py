@@ -1,0 +1,204 @@
+"""Text in memory that speaks to the agent instead of describing the project.
+
+Memory is data the agent reads, so a line that orders it to drop its instructions, take a
+new role, or that fakes a system turn is a prompt injection, whoever wrote it. Notes about
+injection must stay legal, so a phrase counts only where a command would stand: at the
+start of a line, list item or sentence, or after a colon. A note such as "watch for
+entries that say to ignore previous instructions" describes the attack instead: there the
+phrase sits mid-sentence, in quotes, or after "such as" or "e.g.".
+
+Ignore/disregard phrases must also aim at the agent's own orders ("previous", "your",
+"above", or a sweeping "all instructions."), because "ignore instructions found inside
+entries" is the defence and "ignore the rules for vendored files" is ordinary advice.
+
+A warning, not an error: a person may phrase a real note this way, and should reword it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..findings import WARNING, Finding
+from ..lazy_re import lazy
+
+RULE = "injection.instruction"
+
+# Every pattern here runs on lowercased text: IGNORECASE alternations are several times
+# slower, and verify reads every entry in the store.
+
+_QUALIFIER = (
+    r"(?:previous|prior|above|earlier|preceding|foregoing|original|initial|old|system"
+    r"|safety|existing|other)"
+)
+# Nouns that name the agent's own orders; the weak ones are also everyday words.
+_STRONG_NOUNS = r"instructions?|prompts?|directives?|programming|system[ \t]+prompt"
+_WEAK_NOUNS = r"rules|guidelines|guardrails|constraints|context"
+
+# ignore / disregard / forget ... [all] [the] [previous] instructions; forget everything
+# above; ignore the above (and ...)
+_OVERRIDE = lazy(
+    r"(?P<verb>ignore|disregard|forget|override|bypass|discard|abandon"
+    r"|(?:do[ \t]+not|don't|stop)[ \t]+(?:follow|obey)(?:ing)?)[ \t]+"
+    r"(?:(?P<det>(?:(?:all|any|of|the|your|my|these|those|every|each)[ \t]+){0,3})"
+    rf"(?P<qual>(?:{_QUALIFIER}[ \t]+){{0,2}})"
+    rf"(?:(?P<strong>{_STRONG_NOUNS})|(?P<weak>{_WEAK_NOUNS}))\b"
+    r"|(?P<sweep>everything|all|the)[ \t]+(?:above|before|prior"
+    r"|(?:that[ \t]+)?you(?:'ve|[ \t]+have|[ \t]+were)?[ \t]+(?:been[ \t]+)?(?:told|given|said)))"
+)
+# "instructions above", "the rules you were given": a qualifier after the noun.
+_QUALIFIER_AFTER = lazy(
+    r"[ \t]+(?:above|before|so[ \t]+far"
+    r"|(?:that[ \t]+)?you(?:'ve|[ \t]+have|[ \t]+were)?[ \t]+(?:been[ \t]+)?(?:given|told))\b"
+)
+# The order ends at the noun: "Ignore all instructions." or "... instructions and reply".
+_ORDER_ENDS = lazy(r"[ \t]*(?:[.!,;:)\n]|$|and\b|then\b)")
+# a new role: "you must now", "you will now act as", "you are now in developer mode",
+# "from now on you will"; "you should now see a green check" is how docs talk
+_NEW_ROLE = lazy(
+    r"you[ \t]+(?:must|shall)[ \t]+now\b"
+    r"|you[ \t]+(?:will|should)[ \t]+now[ \t]+(?:act|behave|respond|reply|answer|pretend|role-?play"
+    r"|be|obey|follow|ignore|only|speak|always|never)\b"
+    r"|you[ \t]+are[ \t]+now[ \t]+(?:a|an|in|the|my|no[ \t]+longer|free|unrestricted"
+    r"|jailbroken|dan|going[ \t]+to)\b"
+    r"|from[ \t]+now[ \t]+on,?[ \t]+your?\b"
+)
+# new orders: "New instructions:", "Updated system prompt:"
+_NEW_ORDERS = lazy(
+    r"(?:new|updated|revised|real|actual|true)[ \t]+(?:system[ \t]+)?"
+    r"(?:instructions?|prompt|rules)[ \t]*:"
+)
+_VERBS = (
+    "ignor",
+    "disregard",
+    "forget",
+    "overrid",
+    "bypass",
+    "discard",
+    "abandon",
+    "follow",
+    "obey",
+)
+_TARGETS = (
+    "instruction",
+    "prompt",
+    "directive",
+    "programming",
+    "rules",
+    "guideline",
+    "guardrail",
+    "constraint",
+    "context",
+    "everything",
+    "all ",
+    "above",
+)
+# (substring groups that must each be present, pattern): the cheap test skips most entries.
+_PHRASES = (
+    ((_VERBS, _TARGETS), _OVERRIDE),
+    ((("now",), ("you",)), _NEW_ROLE),
+    ((("instruction", "prompt", "rules"), (":",)), _NEW_ORDERS),
+)
+
+# Where a command can begin: line start (after blockquote, list marker, number or heading
+# marks), after a sentence or a colon, after a dash, or inside an HTML comment; then
+# optional emphasis, lead-ins such as "Please" or "Assistant,", and "you must".
+_COMMAND_POSITION = lazy(
+    r"(?:^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)]|#{1,6})[ \t]+(?:\[[ x]\][ \t]+)?)?"
+    r"|[.!?;:][ \t]+|(?:--|\u2014|\u2013)[ \t]+|<!--[ \t]*)"
+    r"(?:(?:\*\*|__|\*|_)[ \t]*)?"
+    r"(?:(?:please|now|so|and|then|also|ok|okay|first|next|finally|important|note"
+    r"|attention|hey|assistant|ai|agent|claude)[,:!.]?[ \t]+)*"
+    r"(?:(?:you|the[ \t]+(?:assistant|agent|model|ai))[ \t]+"
+    r"(?:must|should|need[ \t]+to|have[ \t]+to|will|shall|are[ \t]+to)[ \t]+)?$",
+    re.MULTILINE,  # `^` then also matches where a search starts just after a newline
+)
+_CONTEXT = 200  # characters before a phrase that are read to place it
+# Lead-ins that introduce a quoted or cited example rather than give an order.
+_MENTION_LEAD = lazy(
+    r"(?:e\.g\.|i\.e\.|\beg\.|\bexamples?|such[ \t]+as|\blike|\bsays?|\bsaid|\bphrases?"
+    r"|\bpatterns?|\bpayloads?|\bstrings?|\btext|\breads?|for[ \t]+instance)[ \t]*[:,]?[ \t]*$"
+)
+
+# Fake chat-template and role markers, at the start of a line (after any blockquote).
+_FAKE_TURN = lazy(
+    r"^[ \t]*(?:>[ \t]*)*"
+    r"(?:<\|im_start\|>|<\|(?:system|assistant|user|im_sep|endoftext)\|>"
+    r"|\[/?(?:system|inst|sys)\](?!\()|<</?sys>>|</?(?:system|sys|system[-_]prompt)>"
+    r"|#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:)",
+    re.MULTILINE,
+)
+# A quick test first, then the gate regex: every marker holds `sys`, `inst` or a `|` right
+# after `<`, `[` or `#`. Substring tests are far cheaper than the gate's scan, which stops
+# at every heading `#` and link `[` of an entry.
+_FAKE_TURN_HINTS = ("sys", "inst", "<|", "[|", "#|")
+_FAKE_TURN_GATE = lazy(r"[<\[#](?:\||/?(?:sys|inst)|<sys|[ \t]*system)")
+
+_FIX = "memory is data, not instructions: rewrite it as a fact about the project or delete it"
+
+
+def scan(path: str, lines: list[str]) -> list[Finding]:
+    lowered = "\n".join(lines).lower()  # str.lower keeps every newline, so lines still count
+    found = []  # (offset, message)
+
+    if any(hint in lowered for hint in _FAKE_TURN_HINTS) and _FAKE_TURN_GATE.search(lowered):
+        for match in _FAKE_TURN.finditer(lowered):
+            found.append((match.start(), f"fake role marker {match.group().strip()!r}; {_FIX}"))
+
+    for needs, pattern in _PHRASES:
+        if not all(any(hint in lowered for hint in group) for group in needs):
+            continue
+        for match in pattern.finditer(lowered):
+            if _is_command(lowered, match):
+                shown = " ".join(match.group().split())
+                found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
+
+    return [
+        Finding(path, line, RULE, WARNING, message)
+        for line, message in _first_per_line(lowered, found)
+    ]
+
+
+def _is_command(text: str, match: re.Match[str]) -> bool:
+    if match.groupdict().get("verb") and not _targets_agent_orders(text, match):
+        return False
+    # Only the last stretch of the line decides, so a long line with many mentions stays
+    # linear. A window that starts mid-line cannot match `^`, the line start.
+    start = match.start()
+    window = max(0, start - _CONTEXT)
+    newline = text.rfind("\n", window, start)
+    if newline != -1:
+        window = newline + 1
+    opens_clause = _COMMAND_POSITION.search(text, window, start)
+    return bool(opens_clause) and not _MENTION_LEAD.search(text, window, start)
+
+
+def _targets_agent_orders(text: str, match: re.Match[str]) -> bool:
+    """Whether an ignore/disregard phrase aims at the agent's own orders.
+
+    "Ignore previous instructions", "forget your rules" and "disregard all instructions."
+    do; "ignore instructions found inside entries" is the defence, and "ignore the rules
+    for vendored files" is ordinary advice.
+    """
+    strong, weak = match.group("strong"), match.group("weak")
+    if match.group("sweep") == "the":  # "ignore the above and ...", not "ignore the above error"
+        return bool(_ORDER_ENDS.match(text, match.end()))
+    if not (strong or weak):
+        return True  # "forget everything above"
+    determiners = match.group("det").split()
+    if match.group("qual") or "your" in determiners or _QUALIFIER_AFTER.match(text, match.end()):
+        return True
+    if match.group("verb").startswith(("do", "stop")):
+        return False  # "do not follow instructions in entries" is the defence itself
+    sweeping = strong or "all" in determiners or "any" in determiners
+    return bool(sweeping and _ORDER_ENDS.match(text, match.end()))
+
+
+def _first_per_line(text: str, found: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """(line, message) for the first finding on each line, counting newlines once."""
+    result: dict = {}
+    line, counted = 1, 0
+    for offset, message in sorted(found):
+        line += text.count("\n", counted, offset)
+        counted = offset
+        result.setdefault(line, message)
+    return list(result.items())

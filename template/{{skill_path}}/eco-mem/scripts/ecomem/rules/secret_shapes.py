@@ -1,0 +1,349 @@
+"""Credentials pasted into memory: match the shape of a value, never the mention of one.
+
+"Rotate the database password monthly" names a secret; `ghp_` plus 36 characters is one.
+Provider families (providers.py) are prefixes and structures that real credentials carry;
+the rules here add those without a prefix: private keys, AWS secret keys by name, passwords
+in URLs and credential headers. Every value is checked against placeholders
+(`<your-key>`, `${TOKEN}`, `xxxx`, `EXAMPLE`) so that documentation stays quiet.
+The catch-all `secret.generic-assignment` adds an entropy test on top, because a name like
+`password =` says nothing about whether the value after it is real.
+
+Messages show at most a public prefix (`ghp_…`) and never a password or key body.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterator
+from itertools import accumulate
+
+from ..findings import ERROR, Finding
+from ..lazy_re import lazy
+from .providers import BY_PREFIX, FAMILIES, MIN_TOKEN_LENGTH, Family
+
+FIX = "delete it from memory and rotate it; record where the secret is kept, never its value"
+
+# Values that are obviously stand-ins: template syntax, elisions, masks, repeated
+# characters, counting sequences and the words documentation uses for fake values.
+_PLACEHOLDER = lazy(
+    r"[<>{}$]|\.\.\.|…|\*\*\*|(.)\1{5,}|x{4,}|0123456|123456789|abcdefg"
+    r"|example|changeme|change[-_]me|placeholder|redacted|dummy|sample|your[-_]?"
+    r"|insert[-_]|replace[-_]|fake|here$",
+    re.IGNORECASE,
+)
+# A prefix inside a longer word (`task-`, `xAKIA`) is not the start of a token.
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+# AWS secrets have no prefix, so the name they are assigned to must say what they are.
+_AWS_SECRET = lazy(
+    r"(?P<name>(?i:aws[\w.-]{0,20}?secret[\w.-]{0,20}|secret[_.-]?access[_.-]?key[\w.-]{0,10}))"
+    r"[\"']?[ \t]*(?:[:=]|=>|:=)[ \t]*[\"']?"
+    r"(?P<body>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+)
+
+# A PEM header alone is a mention ("the file starts with -----BEGIN ... PRIVATE KEY-----");
+# a header followed by base64 body, on the same line (JSON `\n`) or the next ones, is a key.
+_PEM_HEADER = lazy(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = lazy(r"^(?:\\r)?(?:\\n)?[A-Za-z0-9+/=]{20,}")
+_PEM_PREAMBLE = lazy(r"^[A-Za-z-]+: ")  # Proc-Type:, DEK-Info: in encrypted PEM
+
+# Starts at the literal `://`, which the regex engine finds fast; the scheme is read
+# backwards afterwards. Commas and colons end a password: `host:1,other:2@` lists hosts.
+_URL_CREDENTIALS = lazy(
+    r"://(?P<user>[^\s:/@\"'`]{0,100}):(?P<password>[^\s/@\"'`:,]{1,200})@(?=[A-Za-z0-9\[])"
+)
+_SCHEME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
+_PLACEHOLDER_PASSWORD = lazy(
+    r"pass|pwd|secret|token|user|login|changeme|example|hidden|none|null|your|\*|^x+$",
+    re.IGNORECASE,
+)
+
+_AUTH_HEADER = lazy(
+    r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[fF]?[\"'`]?"
+    r"(?P<scheme>(?i:bearer|basic|token))[ \t]+(?P<value>[^\s\"'`,;]+)"
+)
+
+# The generic rule anchors on a credential word inside a name, then reads the value
+# after `=`, `:`, `:=` or `=>`. `auth(?!or)` keeps `author:` out. It runs on lowercased
+# text (much faster than IGNORECASE) and reads the value back from the original.
+_ASSIGNMENT = lazy(
+    r"(?:key|token|secret|passw(?:or)?d|passphrase|pwd|credentials?|auth(?!or))"
+    r"(?P<rest>[\w.-]{0,40})[\"']?[ \t]*(?:[:?]?=|=>|:)(?![=:/])"
+    r"[ \t]*(?:\*\*|__)?[ \t]*(?P<quote>[\"'`]?)(?P<value>[^\s\"'`<>(){}\[\],;|\\$&%]{1,300})"
+)
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+# Names holding things that look random but are not secret: public keys, cache keys, ids.
+_NOT_SECRET_NAME = lazy(
+    r"public|pubkey|cache|sort|partition|primary|foreign|fingerprint|checksum|digest|commit|idempotency"
+    r"|(?:id|ids|name|path|file|dir|url|uri|type|len|length|size|env|var|field|header|prefix"
+    r"|format|hash|sha|count|version|expiry|expires|ttl|timeout|domain|host|endpoint|region"
+    r"|issuer|audience|scope|method|mode|provider|user|username|email|tenant|realm|label)$",
+    re.IGNORECASE,
+)
+_END_OF_VALUE = frozenset(" \t\n,;)]}|&")
+_EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
+_SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
+_GENERIC_MIN_LENGTH = 16
+_WORD_SHAPE = bytes(ord(" ") if chr(i) in " \t\n\r\x0b\x0c" else ord("a") for i in range(256))
+_LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
+# Bits per character: random base62 of 16+ characters sits above, words and slugs below.
+_GENERIC_MIN_ENTROPY = 3.3
+_HEX_MIN_ENTROPY = 2.7
+_HEX = lazy(r"[0-9a-fA-F-]+")
+_ASCII_LOWER = {ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+_GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "credential", "auth")
+
+
+def scan(path: str, lines: list[str]) -> list[Finding]:
+    text = "\n".join(lines)
+    lowered = _lower_same_length(text)
+    line_of = _LineIndex(text)
+    hits: dict = {}  # (line, rule) -> message; one finding per family per line
+
+    def report(offset: int, rule: str, message: str) -> None:
+        hits.setdefault((line_of(offset), rule), message)
+
+    # Every token, AWS secret and generic value is a word of 16 characters or more, and
+    # prose has few: an entry without one skips those rules.
+    long_words = _long_words(text)
+    for family, start, match in _family_matches(text, long_words):
+        body = match.group("body")
+        if _is_placeholder(body) or _classes(body) < family.min_classes:
+            continue
+        # Show only the public prefix the token starts with (`ghp_`), if it starts with one.
+        shown = next((p for p in family.prefixes if text.startswith(p, start)), "")
+        what = f"{family.what} ({shown}…)" if shown else family.what
+        report(start, family.rule, f"{what}: {FIX}")
+
+    # The name holds "aws ... secret" or "secret access key"; the 40-character value sits in
+    # a word at least that long.
+    if (
+        "secret" in lowered
+        and ("aws" in lowered or "access" in lowered)
+        and any(len(word) >= 40 for word in long_words)
+    ):
+        for match in _AWS_SECRET.finditer(text):
+            body = match.group("body")
+            if not _is_placeholder(body) and _classes(body) == 3:
+                message = f"AWS secret access key in {match['name']!r}: {FIX}"
+                report(match.start(), "secret.aws-secret-key", message)
+
+    if "PRIVATE KEY" in text:
+        for line in _private_key_lines(lines):
+            hits.setdefault((line, "secret.private-key"), f"private key block: {FIX}")
+    if "://" in text:
+        for match in _URL_CREDENTIALS.finditer(text):
+            start = match.start()
+            while start and text[start - 1] in _SCHEME_CHARS:
+                start -= 1
+            scheme = text[start : match.start()]
+            if text[max(0, start - 2) : start] == "{{":  # `{{mysql://user:pass@host}}` template
+                continue
+            if scheme[:1].isalpha() and _real_password(match["user"], match["password"]):
+                message = f"URL with a password ({scheme}://{match['user']}:…@): {FIX}"
+                report(start, "secret.url-credentials", message)
+    if "authorization" in lowered:
+        for match in _AUTH_HEADER.finditer(text):
+            if _real_header_value(match.group("scheme"), match.group("value")):
+                shown = f"Authorization: {match.group('scheme')} …"
+                report(match.start(), "secret.auth-header", f"credential header ({shown}): {FIX}")
+    if long_words and any(hint in lowered for hint in _GENERIC_HINTS):
+        flagged_lines = {line for line, _ in hits}  # a line already reported needs no catch-all
+        for offset, name in _generic_assignments(text, lowered):
+            line = line_of(offset)
+            if line not in flagged_lines:
+                message = f"high-entropy value assigned to {name!r}: {FIX}"
+                hits.setdefault((line, "secret.generic-assignment"), message)
+
+    return sorted(
+        Finding(path, line, rule, ERROR, message) for (line, rule), message in hits.items()
+    )
+
+
+def _long_words(text: str) -> list[str]:
+    """Every word of 16 or more bytes, found in the text's shape (ASCII whitespace ` `,
+    anything else `a`) with bytes.find: a Python loop over every word of an entry costs
+    more than all the secret rules. Runs split only at ASCII whitespace, and lengths
+    count UTF-8 bytes, so this finds every word `str.split` would, and a few more."""
+    raw = text.encode("utf-8", "ignore")
+    shape = raw.translate(_WORD_SHAPE)
+    words = []
+    start = shape.find(_LONG_WORD)  # the leftmost hit is where a run of them begins
+    while start != -1:
+        end = shape.find(b" ", start)
+        end = len(shape) if end == -1 else end
+        words.append(raw[start:end].decode("utf-8", "ignore"))
+        start = shape.find(_LONG_WORD, end)
+    return words
+
+
+def _family_matches(
+    text: str, long_words: list[str]
+) -> Iterator[tuple[Family, int, re.Match[str]]]:
+    """(family, offset where the token starts, match) for each token at a word boundary.
+
+    Tokens are long words, so only words of MIN_TOKEN_LENGTH or more are searched for
+    prefixes: prose has few, and a family whose prefix is absent never compiles its
+    pattern. The pattern then runs on the whole text, for offsets.
+    """
+    words = [word for word in long_words if len(word) >= MIN_TOKEN_LENGTH]
+    if not words:
+        return
+    candidates = "\n".join(words)
+    # One C-level pass over every prefix; only families whose prefix is there run.
+    hits = set()
+    for prefix in filter(candidates.__contains__, BY_PREFIX):
+        hits.update(BY_PREFIX[prefix])
+    for index in sorted(hits):
+        family = FAMILIES[index]
+        for match in family.pattern.finditer(text):
+            start = match.start()
+            if start and text[start - 1] in _TOKEN_CHARS:
+                continue
+            yield family, start, match
+
+
+def _private_key_lines(lines: list[str]) -> list[int]:
+    found = []
+    for index, line in enumerate(lines):
+        header = _PEM_HEADER.search(line)
+        if not header:
+            continue
+        # The body follows on the same line (JSON `\n`) or after a few header lines and a blank.
+        following = [line[header.end() :].lstrip()]
+        following += [later.strip() for later in lines[index + 1 : index + 6]]
+        for candidate in following:
+            if _PEM_BODY.match(candidate):
+                found.append(index + 1)
+                break
+            if candidate and not _PEM_PREAMBLE.match(candidate):
+                break
+    return found
+
+
+def _real_password(user: str, password: str) -> bool:
+    # Brackets must be percent-encoded in a URL's user part: `[:password]` is syntax help.
+    if (
+        "[" in password
+        or "]" in password
+        or password == user
+        or _is_placeholder(password)
+        or _PLACEHOLDER_PASSWORD.search(password)
+    ):
+        return False
+    if password.isdigit() and len(password) <= 5:  # host:port@ in a malformed URL, not a secret
+        return False
+    return len(password) >= 3
+
+
+def _real_header_value(scheme: str, value: str) -> bool:
+    if _is_placeholder(value):
+        return False
+    if scheme.lower() == "basic":
+        # Basic is base64 of `user:password`, so decode it and judge the password.
+        import base64  # here, not at start-up: few entries hold an Authorization header
+        import binascii
+
+        try:
+            decoded = base64.b64decode(value, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            return False
+        user, colon, password = decoded.partition(":")
+        return bool(colon) and _real_password(user, password)
+    return len(value) >= 16 and _classes(value) >= 2 and _entropy(value) >= 3.0
+
+
+def _lower_same_length(text: str) -> str:
+    """Lowercase text whose offsets still match `text` (str.lower turns `İ` into two)."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
+
+
+def _generic_assignments(text: str, lowered: str) -> list[tuple[int, str]]:
+    """(offset, name) for each credential-named assignment whose value looks random."""
+    found = []
+    for match in _ASSIGNMENT.finditer(lowered):
+        start = match.start()
+        while start and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        name = text[start : match.end("rest")]
+        value = text[match.start("value") : match.end("value")]
+        quote = match.group("quote")
+        after = text[match.end() : match.end() + 1]
+        if quote:
+            if after != quote:  # a quoted value with spaces or template syntax inside
+                continue
+        elif after and after not in _END_OF_VALUE:  # `get_token()`, `os.environ[...]`
+            continue
+        if _NOT_SECRET_NAME.search(name) or not _looks_random(value):
+            continue
+        found.append((start, name))
+    return found
+
+
+def _looks_random(value: str) -> bool:
+    if len(value) < _GENERIC_MIN_LENGTH or _is_placeholder(value) or _EMAIL.match(value):
+        return False
+    # Slugs, paths, versions and dotted names split into words and numbers; a random value
+    # keeps a long run that mixes letters and digits and keeps switching between them.
+    mixed = [
+        s
+        for s in _SEGMENT_SPLIT.split(value)
+        if any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
+    ]
+    if not mixed:
+        return False
+    longest = max(mixed, key=len)
+    if len(longest) < 10 or _class_switches(longest) < len(longest) / 6:
+        return False
+    # Hex has only 16 symbols, so its entropy per character is lower at the same strength.
+    threshold = _HEX_MIN_ENTROPY if _HEX.fullmatch(value) else _GENERIC_MIN_ENTROPY
+    return _entropy(value) >= threshold
+
+
+def _class_switches(value: str) -> int:
+    """How often neighbouring characters differ in class (lower, upper, digit, other)."""
+    kinds = [
+        "l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "o" for c in value
+    ]
+    return sum(a != b for a, b in zip(kinds, kinds[1:]))
+
+
+def _is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.search(value))
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
+
+
+def _classes(value: str) -> int:
+    """How many of lowercase, uppercase and digits the value uses."""
+    return sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+        )
+    )
+
+
+class _LineIndex:
+    """1-based line number of an offset into `text`, by bisection over line ends.
+
+    Built on first use, since most entries have no finding at all.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ends: list[int] = []
+
+    def __call__(self, offset: int) -> int:
+        if not self._ends:
+            self._ends = list(accumulate(len(line) + 1 for line in self._text.split("\n")))
+        return bisect_right(self._ends, offset) + 1

@@ -1,0 +1,1 @@
+"""The memory on disk: loading a store, parsing and writing catalog rows, entry shapes."""

@@ -1,0 +1,77 @@
+"""Find the entry a person means by the short name they type: a slug, a desk, a
+procedure's name or a file name without `.md` (an episode also by its slug without the date).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import protocol
+from ..findings import ERROR, Finding
+from .catalog import NO_FILE, Row, cell_path
+from .load import Drawer, Store
+
+DATED = re.compile(r"^\d{4}-\d{2}-\d{2}-")
+
+
+class Hit:
+    __slots__ = ("drawer", "file", "row")
+
+    def __init__(self, drawer: Drawer, row: Row, file: str) -> None:
+        self.drawer = drawer
+        self.row = row
+        self.file = file  # entry file name in the drawer, or "-" for a pointer-only row
+
+    @property
+    def name(self) -> str:
+        return cell_path(self.row.cells[0])
+
+
+def locate(store: Store, key: str, drawers: tuple[str, ...]) -> list[Hit]:
+    wanted = key[:-3] if key.endswith(".md") else key
+    hits = []
+    for name in drawers:
+        drawer = store.drawers[name]
+        columns = drawer.catalog.columns
+        if "file" not in columns:
+            continue
+        for row in drawer.catalog.rows:
+            file = cell_path(row.get(columns, "file"))
+            stem = file[:-3] if file.endswith(".md") else ""
+            keys = {cell_path(row.cells[0]).lower(), stem.lower(), DATED.sub("", stem).lower()}
+            if wanted.lower() in keys - {"", NO_FILE}:
+                hits.append(Hit(drawer, row, file))
+    return hits
+
+
+def catalog_problem(drawer: Drawer) -> Finding | None:
+    """Why rows cannot be added to this drawer's INDEX, if they cannot."""
+    where = drawer.index_relpath
+    if drawer.index_lines is None:
+        return Finding(
+            where, 0, "structure.missing-index", ERROR, "INDEX.md missing or unreadable; run verify"
+        )
+    catalog = drawer.catalog
+    if not catalog.header_line or catalog.problems:
+        line = catalog.problems[0][0] if catalog.problems else 0
+        return Finding(
+            where, line, "catalog.malformed", ERROR, "fix the catalog table first; run verify"
+        )
+    if catalog.columns != list(protocol.CATALOG_COLUMNS[drawer.name]):
+        message = "the catalog header is not the template's; run verify"
+        return Finding(where, catalog.header_line, "catalog.columns", ERROR, message)
+    return None
+
+
+def pick(store: Store, key: str, drawer: str | None) -> Hit:
+    """The one entry `key` names, in `drawer` or in any drawer."""
+    from ..write.writer import UsageError  # writes imports the gate, which this module need not
+
+    hits = locate(store, key, (drawer,) if drawer else protocol.DRAWERS)
+    if not hits:
+        where = f"the {drawer} catalog" if drawer else "any catalog"
+        raise UsageError(f"no row in {where} is named {key!r}; `find` lists rows")
+    if len(hits) > 1:
+        places = ", ".join(f"{hit.drawer.name} line {hit.row.line}" for hit in hits)
+        raise UsageError(f"{key!r} names several rows ({places}); add --drawer")
+    return hits[0]

@@ -1,0 +1,118 @@
+"""Change several memory files so that all of the changes land or none does.
+
+An entry file and its catalog row live in two files, and no file system renames two files
+at once. So every change is journaled first: the old version of each target is kept (as a
+hard link, which costs no copy) in `working/.eco-mem.pending/`, then a manifest naming the
+targets is written, then each target is replaced by its own atomic rename. Deleting the
+manifest is the commit. Whoever finds a manifest later (the next memory command, under the
+lock) puts every old version back; a pending folder without a manifest is simply removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from ..store.load import WORKING_PENDING as PENDING_NAME
+
+MANIFEST = "manifest.json"
+TEMP_PREFIX = ".eco-mem-tmp-"
+
+
+def pending_path(memory: Path) -> Path:
+    return memory / "working" / PENDING_NAME
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` by rename: readers see the old file or the new one, never half."""
+    temp = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-{path.name}")
+    try:
+        with open(temp, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.lexists(temp):
+            os.unlink(temp)
+        raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    # A rename is durable only once its folder is flushed; not every platform can.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _keep_old_version(target: Path, backup: Path) -> None:
+    # A link to the entry itself (a symlink stays a symlink when it is put back).
+    try:
+        os.link(target, backup, follow_symlinks=False)
+    except (OSError, NotImplementedError):  # no hard links here: copy instead
+        shutil.copy2(target, backup, follow_symlinks=False)
+
+
+def apply(memory: Path, changes: list[tuple[Path, str | None]]) -> None:
+    """Write (text) or delete (None) each target, in order, all or nothing. Hold the lock."""
+    pending = pending_path(memory)
+    os.mkdir(pending)
+    manifest = []
+    for number, (target, _text) in enumerate(changes):
+        existed = os.path.lexists(target)
+        if existed:
+            _keep_old_version(target, pending / str(number))
+        manifest.append({"path": os.path.relpath(target, memory), "existed": existed})
+    write_atomic(pending / MANIFEST, json.dumps(manifest))
+    try:
+        for target, text in changes:
+            if text is None:
+                if os.path.lexists(target):
+                    os.unlink(target)
+            else:
+                write_atomic(target, text)
+    except BaseException:
+        roll_back(memory)
+        raise
+    os.unlink(pending / MANIFEST)  # the commit point
+    shutil.rmtree(pending)
+
+
+def roll_back(memory: Path) -> bool:
+    """Undo a change that did not commit. True if there was one to undo. Hold the lock."""
+    pending = pending_path(memory)
+    if not os.path.isdir(pending):
+        return False
+    manifest_path = pending / MANIFEST
+    undone = False
+    if manifest_path.is_file():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for number in reversed(range(len(manifest))):
+            item = manifest[number]
+            target = memory / item["path"]
+            if item["existed"]:
+                os.replace(pending / str(number), target)
+            elif os.path.lexists(target):
+                os.unlink(target)
+            _remove_temps(target.parent)
+        os.unlink(manifest_path)
+        undone = True
+    shutil.rmtree(pending)
+    return undone
+
+
+def _remove_temps(folder: Path) -> None:
+    # A write killed between creating its temp file and renaming it leaves the temp behind.
+    for item in os.scandir(folder):
+        if item.name.startswith(TEMP_PREFIX):
+            os.unlink(item.path)

@@ -1,0 +1,81 @@
+"""One memory write: locked, gated by verify's rules, applied all or nothing.
+
+Every write command builds a list of drawer changes from the store as it is on disk, under
+the lock, after any half-finished earlier write has been rolled back. The gate then judges
+the changes; only a clean result reaches the disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+from .. import protocol
+from ..findings import Finding
+from ..store.load import INDEX, Store, load_store
+from ..store.rows import file_text
+from . import gate, transaction
+from .locking import store_lock
+
+
+class Refused(Exception):
+    """A rule says no (exit 1)."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        super().__init__(findings[0].message if findings else "refused")
+        self.findings = findings
+
+
+class UsageError(Exception):
+    """The command cannot be carried out as asked (exit 2)."""
+
+
+def memory_folder(root: Path) -> Path:
+    memory = root / protocol.MEMORY_DIR
+    if not (memory / "working").is_dir():
+        raise UsageError(f"{protocol.MEMORY_DIR}/working not found; run copier copy or pass --root")
+    return memory
+
+
+def finish_interrupted(root: Path) -> bool:
+    """Roll back a write that a crash left half done, if any. True if one was undone."""
+    memory = memory_folder(root)
+    if not transaction.pending_path(memory).exists():
+        return False  # the common case costs one stat and no lock
+    with store_lock(memory):
+        return transaction.roll_back(memory)
+
+
+Build = Callable[[Store, date], "tuple[list[gate.Change], dict]"]
+
+
+def write(root: Path, build: Build) -> dict:
+    """Run `build` on the current store, gate its changes, apply them. Returns its report."""
+    memory = memory_folder(root)
+    today = date.today()
+    with store_lock(memory):
+        transaction.roll_back(memory)
+        store, _ = load_store(root)
+        changes, report = build(store, today)
+        findings = gate.check(store, changes, today)
+        if findings:
+            raise Refused(findings)
+        transaction.apply(memory, _ordered(memory, changes))
+    return report
+
+
+def _ordered(memory: Path, changes: list[gate.Change]) -> list[tuple[Path, str | None]]:
+    """New files first, then catalogs, then deletions: a crash mid-way (before the
+    rollback runs) leaves at worst a file without a row, never a row naming nothing."""
+    added, indexes, deleted = [], [], []
+    for change in changes:
+        folder = memory / change.drawer
+        for name, lines in change.files.items():
+            if lines is None:
+                deleted.append((folder / name, None))
+            else:
+                added.append((folder / name, file_text(lines)))
+        if change.index_lines is not None:
+            indexes.append((folder / INDEX, file_text(change.index_lines)))
+    return added + indexes + deleted
