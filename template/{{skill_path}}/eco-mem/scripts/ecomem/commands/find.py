@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from .. import protocol
+from ..paths import escapes
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.load import INDEX
 from ..store.textfile import read_lines
@@ -116,13 +117,8 @@ def _path(drawer: str, cells: dict) -> str | None:
     those rows, and a search must not hand their path to a reader."""
     file = cell_path(cells.get("file", ""))
     if file and file != NO_FILE:
-        if _escapes(file) or "/" in posixpath.normpath(file):
+        if escapes(file) or "/" in posixpath.normpath(file):
             return None
         return f"{protocol.MEMORY_DIR}/{drawer}/{file}"
     pointer = cell_path(cells.get("points to", "")) or NO_FILE
-    return None if _escapes(pointer) else pointer
-
-
-def _escapes(path: str) -> bool:
-    normal = posixpath.normpath(path)
-    return path.startswith("/") or "\\" in path or normal == ".." or normal.startswith("../")
+    return None if escapes(pointer) else pointer

@@ -6,6 +6,7 @@ import posixpath
 from pathlib import Path
 
 from ..findings import ERROR, Finding
+from ..paths import escapes, inside
 from ..store.catalog import NO_FILE, cell_path
 from ..store.load import Drawer
 
@@ -15,7 +16,6 @@ def check_pointers(drawer: Drawer, root: Path) -> list[Finding]:
     columns = drawer.catalog.columns
     if "points to" not in columns:
         return findings
-    real_root = root.resolve()
     looked_up: dict[str, tuple[bool, bool]] = {}  # rows often share a target: look once
     for row in drawer.catalog.rows:
         target = cell_path(row.get(columns, "points to")).split("#")[0]
@@ -26,8 +26,7 @@ def check_pointers(drawer: Drawer, root: Path) -> list[Finding]:
                     Finding(drawer.index_relpath, row.line, "procedural.empty-row", ERROR, message)
                 )
             continue
-        normal = posixpath.normpath(target)
-        if target.startswith("/") or "\\" in target or normal == ".." or normal.startswith("../"):
+        if escapes(target):
             message = f"pointer '{target}' leaves the repository; point at a path inside it"
             findings.append(
                 Finding(
@@ -35,12 +34,12 @@ def check_pointers(drawer: Drawer, root: Path) -> list[Finding]:
                 )
             )
             continue
+        normal = posixpath.normpath(target)
         if normal not in looked_up:
-            resolved = (real_root / normal).resolve()
-            inside = resolved == real_root or real_root in resolved.parents
-            looked_up[normal] = (inside, resolved.exists())
-        inside, exists = looked_up[normal]
-        if not inside:
+            path = root / normal
+            looked_up[normal] = (inside(path, root), path.exists())
+        within, exists = looked_up[normal]
+        if not within:
             message = f"pointer '{target}' resolves outside the repository through a symlink"
             findings.append(
                 Finding(

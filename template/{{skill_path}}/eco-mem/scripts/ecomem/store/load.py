@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..findings import ERROR, Finding
+from ..paths import inside
 from .catalog import Catalog, parse_catalog
 from .textfile import read_lines
 
@@ -56,14 +57,6 @@ class Store:
         self.root = root
         self.relpath = relpath
         self.drawers: dict[str, Drawer] = {}
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store, list[Finding]]:
@@ -115,7 +108,7 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
     findings: list[Finding] = []
     for item in sorted(os.scandir(folder), key=lambda child: child.name):
         relpath = f"{drawer.relpath}/{item.name}"
-        if item.is_symlink() and not _inside(Path(item.path), folder):
+        if item.is_symlink() and not inside(Path(item.path), folder):
             message = (
                 "symlink leading out of its drawer; it is not read. Replace it with a real file"
             )
