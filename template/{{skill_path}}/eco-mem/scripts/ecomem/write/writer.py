@@ -12,23 +12,11 @@ from datetime import date
 from pathlib import Path
 
 from .. import protocol
-from ..findings import Finding
+from ..errors import Refused, UsageError
 from ..store.load import INDEX, Store, load_store
 from ..store.rows import file_text
 from . import gate, transaction
 from .locking import store_lock
-
-
-class Refused(Exception):
-    """A rule says no (exit 1)."""
-
-    def __init__(self, findings: list[Finding]) -> None:
-        super().__init__(findings[0].message if findings else "refused")
-        self.findings = findings
-
-
-class UsageError(Exception):
-    """The command cannot be carried out as asked (exit 2)."""
 
 
 def memory_folder(root: Path) -> Path:

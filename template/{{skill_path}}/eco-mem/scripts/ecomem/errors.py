@@ -1,0 +1,30 @@
+"""The failures a command may end in on purpose, each with its exit code.
+
+Commands raise these; only the boundary in cli.py prints them, as one line that
+names the command. Anything else that escapes a command is a bug, and the boundary
+says where to report it instead of showing a traceback.
+"""
+
+from __future__ import annotations
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class CommandError(Exception):
+    """A foreseen reason to stop; the message is the line the user sees."""
+
+    exit_code = EXIT_USAGE
+
+
+class UsageError(CommandError):
+    """The command cannot be carried out as asked, or I/O failed (exit 2)."""
+
+
+class Refused(CommandError):
+    """A rule says no and nothing was written (exit 1). Each finding prints on its own line."""
+
+    exit_code = EXIT_FINDINGS
+
+    def __init__(self, findings: list) -> None:
+        super().__init__(findings[0].message if findings else "refused")
+        self.findings = findings
