@@ -10,7 +10,7 @@ A second `copier copy` does not read our answers file (Copier looks for
 of the install it would overwrite, and rendering the skill at another path
 over an existing one crashes deep inside Copier. `install_move_problem`
 refuses any answer that moves an install, while answers are validated and
-before a file is written. Moving is a documented recipe instead (README,
+before a file is written. Moving is a documented recipe instead (docs/updating.md,
 "Move an install"): the team's entries have to move with the drawers, which
 no render can do.
 """
@@ -64,7 +64,8 @@ def install_move_problem(copier_conf, name: str, value: str) -> str:
         return ""
     return (
         f"eco-mem is installed here with {name}={recorded}; keep that, or move the"
-        f" install with the recipe in README 'Move an install' and then run eco_mem.py upgrade"
+        f" install with the recipe 'Move an install' in eco-mem's docs/updating.md, then"
+        " run eco_mem.py upgrade"
     )
 
 

@@ -55,7 +55,7 @@ def release_v3(repo: Path) -> None:
         '"semantic": ("slug", "one-liner", "as_of", "source", "file")',
         '"semantic": ("slug", "fact", "scope", "as_of", "source", "file")',
     )
-    # The documented recipe (README, "Releases that reshape a catalog").
+    # The documented recipe (docs/development.md, "Releases that reshape a catalog").
     with (repo / "copier.yml").open("a") as config:
         config.write(
             """\

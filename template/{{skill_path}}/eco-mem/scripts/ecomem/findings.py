@@ -11,7 +11,7 @@ ERROR, WARNING = "error", "warning"
 # dataclasses would cost more to import than checking a whole store.
 class Finding(namedtuple("Finding", "path line rule severity message")):
     """path: repository-relative, POSIX separators; line: 1-based, 0 for the whole file;
-    rule: stable id such as "drift.row-without-file" (documented in README);
+    rule: stable id such as "drift.row-without-file" (documented in docs/verify.md);
     severity: ERROR or WARNING; message: one line that says how to fix it."""
 
     __slots__ = ()

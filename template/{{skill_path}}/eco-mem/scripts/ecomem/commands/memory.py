@@ -142,7 +142,8 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
         "forget",
         "Remove an entry file and its row together. Episodes leave only for a leaked\n"
         "secret or injected instructions. A committed secret stays in git history:\n"
-        "rotate it, then purge history (README).",
+        "rotate it, then purge history (docs/memory-commands.md in the eco-mem\n"
+        "template repository).",
     )
     forget.add_argument("slug", metavar="SLUG")
     forget.add_argument(
@@ -340,7 +341,8 @@ def _forget(root: Path, args: argparse.Namespace) -> int:
             if commit:
                 print(
                     f"{path} is still in git history (last in {commit}): for a secret, rotate it"
-                    " first, then purge history as README.md describes",
+                    " first, then purge history (docs/memory-commands.md in the eco-mem"
+                    " template repository)",
                     file=sys.stderr,
                 )
     return 0

@@ -2,7 +2,7 @@
 
 Each row names the rule it reports under, the literal prefixes that must appear in the
 text before its pattern is even compiled, the pattern (group `body` is the random part),
-and the shape in words for the README. Prefixes and lengths follow the providers' own
+and the shape in words for docs/verify.md. Prefixes and lengths follow the providers' own
 documentation and gitleaks' public rule set; the patterns are written for eco-mem.
 
 Patterns run only on text that holds one of the row's prefixes inside a long word, so a
