@@ -95,6 +95,7 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
     target = pro.add_mutually_exclusive_group(required=True)
     target.add_argument("--points-to", metavar="PATH", help="repository-relative path")
     target.add_argument("--checklist-file", metavar="FILE", help="file holding the checklist")
+    _cite_option(pro, "checklist only: ")
     desk = kinds.add_parser(
         "working",
         parents=[rooted],
@@ -129,6 +130,8 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
     revise.add_argument("--points-to", metavar="PATH", help="procedural")
     revise.add_argument("--checklist-file", metavar="FILE", help="procedural: new checklist")
     revise.add_argument("--body", help="new body; '-' reads stdin")
+    _cite_option(revise, "replaces all citations: ")
+    revise.add_argument("--no-cite", action="store_true", help="drop every citation")
 
     confirm = command(
         "confirm",
@@ -179,6 +182,17 @@ def _fact_options(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument("--expires", required=required, metavar="YYYY-MM-DD|never")
     parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="default: today")
     parser.add_argument("--body", help="the fact in a sentence or two; '-' or absent: stdin")
+    _cite_option(parser, "")
+
+
+def _cite_option(parser: argparse.ArgumentParser, prefix: str) -> None:
+    parser.add_argument(
+        "--cite",
+        action="append",
+        metavar="'PATH \"TEXT\"'",
+        help=f"{prefix}the evidence, a repository file and optionally text it contains now"
+        " (repeatable; syntax of the cites field, references/entry-shapes.md)",
+    )
 
 
 def _episode_options(parser: argparse.ArgumentParser, required: bool, title: bool = True) -> None:
@@ -292,6 +306,9 @@ def _find(root: Path, args: argparse.Namespace) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     shown = matches if args.all else matches[:MAX_ROWS]
+    from .find import check_evidence
+
+    check_evidence(root, shown)
     if args.json:
         report = {
             "version": 1,
