@@ -48,9 +48,11 @@ def revise(args: Namespace, body: str | None, store: Store, today: date) -> gate
 
 
 def _revise_fact(hit: Hit, args: Namespace, body: str | None, today: date) -> gate.Change:
-    if all(getattr(args, name, None) is None for name in SEMANTIC_OPTIONS):
+    if all(getattr(args, name, None) is None for name in SEMANTIC_OPTIONS) and not getattr(
+        args, "no_cite", False
+    ):
         raise UsageError(
-            "nothing to revise: give --title, --scope, --expires, --source, --cite or --body"
+            "nothing to revise: give --title, --scope, --expires, --source, --cite, --no-cite or --body"
         )
     if args.source == "user-confirmed":
         message = "only `confirm SLUG --by-user` makes a fact user-confirmed"

@@ -63,7 +63,7 @@ class Evidence:
         if len(data) > MAX_BYTES:
             why = f"larger than {MAX_BYTES // 1024} KiB and its first MiB lacks the text"
             return "cite.unreadable", WARNING, why
-        return "cite.gone", WARNING, "the file no longer contains the cited text"
+        return "cite.gone", WARNING, "the file does not contain the cited text now"
 
     def _look(self, relpath: str, read: bool) -> tuple:
         path = self.root / relpath
@@ -100,7 +100,7 @@ def shown(cite: Cite) -> str:
     return f'{cite.path} "{text}"'
 
 
-def check_entry(entry: Entry, evidence: Evidence) -> list[Finding]:
+def check_entry(entry: Entry, evidence: Evidence, writing: bool = False) -> list[Finding]:
     if entry.lines is None:
         return []
     cites, problems = read_cites(entry.lines)
@@ -115,6 +115,8 @@ def check_entry(entry: Entry, evidence: Evidence) -> list[Finding]:
         rule, severity, why = found
         if rule == "cite.path":
             fix = "cite a file of the repository's own"
+        elif writing:
+            fix = "cite a file, and text it holds, as they are now"
         else:
             fix = (
                 f"re-check the {'fact' if entry.drawer == 'semantic' else 'checklist'} against"
@@ -126,12 +128,12 @@ def check_entry(entry: Entry, evidence: Evidence) -> list[Finding]:
 
 
 def check_cites(store: Store, only: set[str] | None = None) -> list[Finding]:
-    """Findings for every citing entry, or only those whose relpath is in `only`."""
+    """Findings for every citing entry, or (the write gate) only those in `only`."""
     evidence = Evidence(store.root, store.relpath)
     findings: list[Finding] = []
     for name in CITING_DRAWERS:
         drawer = store.drawers.get(name)
         for entry in drawer.entries.values() if drawer else ():
             if only is None or entry.relpath in only:
-                findings += check_entry(entry, evidence)
+                findings += check_entry(entry, evidence, writing=only is not None)
     return findings

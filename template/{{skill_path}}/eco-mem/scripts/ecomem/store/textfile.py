@@ -67,6 +67,7 @@ def read_unseen(path: str | Path) -> list[str] | None:
     system allows it (Linux, for the file's owner), else the old times are put back.
     Symlinks and anything but a regular file are not read.
     """
+    path = os.fspath(path)
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):  # a FIFO would block, a link lead off
             return None
