@@ -7,6 +7,7 @@ after resolving symlinks, so a link cannot lead a reader out either).
 
 from __future__ import annotations
 
+import os
 import posixpath
 from pathlib import Path
 
@@ -21,6 +22,11 @@ def inside(path: Path, folder: Path) -> bool:
     """True when `path`, symlinks resolved, is `folder` or lies under it."""
     resolved, real_folder = path.resolve(), folder.resolve()
     return resolved == real_folder or real_folder in resolved.parents
+
+
+def resolved_inside(real: str, real_folder: str) -> bool:
+    """`inside` for paths both already resolved (os.path.realpath): no file system call."""
+    return real == real_folder or real.startswith(real_folder.rstrip(os.sep) + os.sep)
 
 
 def not_a_repo_file(relpath: str, memory_dir: str) -> str | None:

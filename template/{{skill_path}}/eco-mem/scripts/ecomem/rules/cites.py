@@ -18,12 +18,13 @@ gate refuses all four, so a command never writes a citation that does not hold n
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from pathlib import Path
 
 from .. import protocol
 from ..findings import ERROR, WARNING, Finding
-from ..paths import inside, not_a_repo_file
+from ..paths import not_a_repo_file, resolved_inside
 from ..store.cites import Cite, read_cites
 from ..store.load import Entry, Store
 
@@ -36,54 +37,74 @@ class Evidence:
     """What one run has learned about cited files, so a file cited twice is read once."""
 
     def __init__(self, root: Path, memory_dir: str = protocol.MEMORY_DIR) -> None:
-        self.root = root
-        self.real_root = root.resolve()
+        self.root = os.fspath(root)
+        self.real_root = os.path.realpath(self.root)
         self.memory_dir = memory_dir
         self.files: dict[str, tuple] = {}  # relpath -> (rule, why) or (None, data or None)
+        self.modes: dict[str, int | None] = {}  # lstat of folders on the way, shared
 
     def problem(self, cite: Cite) -> tuple[str, str, str] | None:
         """(rule, severity, why) when the citation does not hold, else None."""
         why = not_a_repo_file(cite.path, self.memory_dir)
         if why:
             return "cite.path", ERROR, why
-        if cite.path not in self.files:
-            self.files[cite.path] = self._look(cite.path, cite.text is not None)
-        rule, data = self.files[cite.path]
+        path = posixpath.normpath(cite.path)
+        if path not in self.files or (cite.text is not None and self.files[path][1] is None):
+            self.files[path] = self._look(path, cite.text is not None)
+        rule, data = self.files[path]
         if rule is not None:
             return rule, WARNING, data
-        if cite.text is None:
-            return None
-        if data is None:  # first looked at for a bare citation: read it now
-            self.files[cite.path] = self._look(cite.path, True)
-            rule, data = self.files[cite.path]
-            if rule is not None:
-                return rule, WARNING, data
-        if cite.text.encode("utf-8") in data:
+        if cite.text is None or cite.text.encode("utf-8") in data:
             return None
         if len(data) > MAX_BYTES:
             why = f"larger than {MAX_BYTES // 1024} KiB and its first MiB lacks the text"
             return "cite.unreadable", WARNING, why
         return "cite.gone", WARNING, "the file does not contain the cited text now"
 
+    def _mode(self, path: str) -> int | None:
+        if path not in self.modes:
+            try:
+                self.modes[path] = os.lstat(path).st_mode
+            except OSError:
+                self.modes[path] = None
+        return self.modes[path]
+
     def _look(self, relpath: str, read: bool) -> tuple:
-        path = self.root / relpath
-        if not inside(path, self.root):
+        # Walk down from the root with lstat: a symlink on the way is resolved and judged,
+        # never opened; without one (the usual case) the path is what it says.
+        path, mode = self.root, None
+        for part in relpath.split("/"):
+            path = os.path.join(path, part)
+            mode = self._mode(path)
+            if mode is None:
+                return "cite.gone", "the file does not exist"
+            if stat.S_ISLNK(mode):
+                return self._linked(relpath, read)
+        return self._file(path, mode, read)
+
+    def _linked(self, relpath: str, read: bool) -> tuple:
+        real = os.path.realpath(os.path.join(self.root, relpath))
+        if not resolved_inside(real, self.real_root):
             return "cite.gone", "leads out of the repository through a symlink; not followed"
-        real = Path(os.path.realpath(path))
-        target = real.relative_to(self.real_root).as_posix() if real != self.real_root else "."
+        target = os.path.relpath(real, self.real_root).replace(os.sep, "/")
         if not_a_repo_file(target, self.memory_dir):
             return "cite.gone", f"is a symlink to {target}, which cannot be evidence"
         try:
-            mode = os.stat(path).st_mode
+            mode = os.stat(real).st_mode
         except OSError:
             return "cite.gone", "the file does not exist"
+        return self._file(real, mode, read)
+
+    def _file(self, path: str, mode: int, read: bool) -> tuple:
         if not stat.S_ISREG(mode):
             return "cite.gone", "not a regular file"
         if not read:
             return None, None
         try:
             with open(path, "rb") as handle:
-                data = handle.read(MAX_BYTES + 1)
+                # The size first: read(MAX_BYTES + 1) would allocate 1 MiB for a small file.
+                size = os.fstat(handle.fileno()).st_size
+                data = handle.read(MAX_BYTES + 1) if size > MAX_BYTES else handle.read()
         except OSError as error:
             return "cite.unreadable", f"cannot read it: {error.strerror}"
         if b"\0" in data:
