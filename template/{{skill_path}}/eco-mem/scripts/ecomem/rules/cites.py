@@ -25,7 +25,7 @@ from pathlib import Path
 from .. import protocol
 from ..findings import ERROR, WARNING, Finding
 from ..paths import not_a_repo_file, resolved_inside
-from ..store.cites import Cite, read_cites
+from ..store.cites import Cite, format_value, read_cites
 from ..store.load import Entry, Store
 
 MAX_BYTES = 1024 * 1024  # read at most this much of a cited file
@@ -115,10 +115,10 @@ class Evidence:
 
 
 def shown(cite: Cite) -> str:
-    if cite.text is None:
-        return cite.path
-    text = cite.text if len(cite.text) <= SHOWN else cite.text[: SHOWN - 3] + "..."
-    return f'{cite.path} "{text}"'
+    """The citation as its cites line writes it, long text cut short."""
+    if cite.text is None or len(cite.text) <= SHOWN:
+        return cite.value()
+    return format_value(cite.path, cite.text[: SHOWN - 3] + "...")
 
 
 def check_entry(entry: Entry, evidence: Evidence, writing: bool = False) -> list[Finding]:
