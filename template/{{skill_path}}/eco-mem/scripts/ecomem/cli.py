@@ -47,11 +47,6 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, formatter_class=sized, **kwargs)
 
 
-def add_root(parser: argparse.ArgumentParser) -> None:
-    """Every command acts on one repository; they all name it the same way."""
-    parser.add_argument("--root", help="repository root (default: the repo holding this script)")
-
-
 def repo_root(given: str | None) -> Path:
     """The folder to act on: --root, else the repository this script is installed in."""
     if given:
@@ -80,7 +75,7 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         if getattr(module, "ROOTED", True):
-            add_root(sub)
+            commands.add_root(sub)
         module.add_arguments(sub)
     return parser
 

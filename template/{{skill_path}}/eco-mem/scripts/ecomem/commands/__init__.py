@@ -33,6 +33,11 @@ TABLE = {
 }
 
 
+def add_root(parser) -> None:
+    """Every command acts on one repository; they all name it the same way."""
+    parser.add_argument("--root", help="repository root (default: the repo holding this script)")
+
+
 def load(name: str):
     """The module of command `name`, imported only now: each command loads what it uses."""
     # __import__, not importlib: importing importlib costs verify about 1.5 ms.

@@ -52,7 +52,7 @@ ROOTED = False  # plant acts on this repository; score only on the clone it is g
 
 
 def add_arguments(experiment: argparse.ArgumentParser) -> None:
-    from ..cli import add_root
+    from . import add_root
 
     actions = experiment.add_subparsers(dest="action", metavar="ACTION", required=True)
     plant = actions.add_parser(

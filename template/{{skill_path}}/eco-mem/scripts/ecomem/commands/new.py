@@ -157,7 +157,7 @@ ROOTED = False  # each drawer is a sub-command and takes --root itself
 def add_arguments(parser) -> None:
     from argparse import RawDescriptionHelpFormatter as RAW
 
-    from ..cli import add_root
+    from . import add_root
     from .memory import episode_options, fact_options
 
     kinds = parser.add_subparsers(dest="kind", metavar="DRAWER", required=True)
