@@ -150,6 +150,16 @@ COMMANDS = (
     "restore-indexes",
     *memcli.COMMANDS,
 )
+# Commands written to the one-module interface (HELP, DESCRIPTION, EPILOG,
+# add_arguments, run); the lead's TABLE in commands/__init__.py replaces this.
+MODULES = {"merge-catalog": "merge_catalog", "resolve": "resolve"}
+COMMANDS += tuple(MODULES)
+
+
+def command_module(name: str):
+    import importlib
+
+    return importlib.import_module(f".commands.{MODULES[name]}", __package__)
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -243,6 +253,19 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         memcli.add_parsers(commands, rooted)
     elif wanted is None:
         memcli.add_summaries(commands)
+    for name in MODULES:
+        if builds(name):
+            module = command_module(name)
+            module.add_arguments(
+                commands.add_parser(
+                    name,
+                    parents=[rooted],
+                    help=module.HELP,
+                    description=getattr(module, "DESCRIPTION", None),
+                    epilog=getattr(module, "EPILOG", None),
+                    formatter_class=argparse.RawDescriptionHelpFormatter,
+                )
+            )
     if builds("restore-indexes"):
         # After every update, so a plain `copier update` (Renovate's) restores as `upgrade` does.
         commands.add_parser(
@@ -297,6 +320,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"eco_mem.py catalog-migrate: {error}", file=sys.stderr)
             return EXIT_USAGE
         return EXIT_OK
+    if args.command in MODULES:
+        from .errors import CommandError
+
+        try:
+            return command_module(args.command).run(root, args)
+        except CommandError as error:
+            print(f"eco_mem.py {args.command}: {error}", file=sys.stderr)
+            return error.exit_code
     if args.command == "experiment":
         from .commands import experiment as experiment_cli
 
@@ -317,10 +348,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_track(root: Path) -> int:
+    import subprocess
+
+    from .install import attributes
     from .install import track as tracking
     from .install.markers import BlockError
 
     try:
+        # .gitattributes first: track keeps it out of the host's ignore rules too.
+        merges = attributes.write_attributes(root)
         rules, changed = tracking.track(root)
     except tracking.NotAWorkTree:
         print("not a git work tree; nothing to keep tracked")
@@ -331,8 +367,17 @@ def run_track(root: Path) -> int:
     except (BlockError, OSError, UnicodeDecodeError) as error:
         print(f"eco_mem.py track: {error}", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        configured = attributes.ensure_driver(root)
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"eco_mem.py track: cannot set the catalog merge driver: {error}", file=sys.stderr)
+        return EXIT_USAGE
     # Quiet when nothing changed: copy, update and upgrade each run it, and a
     # line repeated three times tells the user nothing.
+    if merges:
+        print(f"{attributes.ATTRIBUTES}: eco-mem block refreshed (catalogs merge row by row)")
+    if configured:
+        print(f"git config: merge.{attributes.DRIVER}.driver set for this clone")
     if changed and rules:
         print(f"{tracking.GITIGNORE}: {len(rules)} re-include rule(s) keep eco-mem in git")
     elif changed:

@@ -215,6 +215,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
     from ..write.writer import Refused, UsageError
 
     name = args.command
+    _merge_driver(root)
     try:
         return _dispatch(root, args)
     except Refused as refusal:
@@ -231,6 +232,17 @@ def run(root: Path, args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"eco_mem.py {name}: {error}", file=sys.stderr)
         return 2
+
+
+def _merge_driver(root: Path) -> None:
+    """Configure the catalog merge driver in a clone that lacks it (one file read when set)."""
+    from ..install.attributes import ensure_driver
+
+    try:
+        if ensure_driver(root):
+            print("git config: catalog merge driver set for this clone", file=sys.stderr)
+    except Exception as error:  # noqa: BLE001 - never let wiring stop a memory command
+        print(f"eco_mem.py: catalog merge driver not set: {error}", file=sys.stderr)
 
 
 def _dispatch(root: Path, args: argparse.Namespace) -> int:
