@@ -348,8 +348,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_track(root: Path) -> int:
-    import subprocess
-
     from .install import attributes
     from .install import track as tracking
     from .install.markers import BlockError
@@ -369,7 +367,7 @@ def run_track(root: Path) -> int:
         return EXIT_USAGE
     try:
         configured = attributes.ensure_driver(root)
-    except (OSError, subprocess.CalledProcessError) as error:
+    except OSError as error:
         print(f"eco_mem.py track: cannot set the catalog merge driver: {error}", file=sys.stderr)
         return EXIT_USAGE
     # Quiet when nothing changed: copy, update and upgrade each run it, and a

@@ -241,7 +241,7 @@ def _merge_driver(root: Path) -> None:
     try:
         if ensure_driver(root):
             print("git config: catalog merge driver set for this clone", file=sys.stderr)
-    except Exception as error:  # noqa: BLE001 - never let wiring stop a memory command
+    except OSError as error:  # the memory command still runs; git merges as plain text
         print(f"eco_mem.py: catalog merge driver not set: {error}", file=sys.stderr)
 
 

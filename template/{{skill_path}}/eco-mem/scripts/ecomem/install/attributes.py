@@ -138,9 +138,10 @@ def ensure_driver(root: Path) -> bool:
     import subprocess  # only on the first run in a clone
 
     for key, value in (("name", DRIVER_NAME), ("driver", driver_command())):
-        subprocess.run(
+        done = subprocess.run(
             ["git", "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value],
-            check=True,
             capture_output=True,
         )
+        if done.returncode != 0:
+            raise OSError(f"git config failed: {done.stderr.decode(errors='replace').strip()}")
     return True
