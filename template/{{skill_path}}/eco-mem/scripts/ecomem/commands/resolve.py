@@ -111,9 +111,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
     if others:
         print(f"{len(others)} other conflicted file(s) left as they are: {', '.join(others)}")
     if needs_human:
-        print(
-            "edit the marked rows, `git add` the file, then continue the merge", file=sys.stderr
-        )
+        print("edit the marked rows, `git add` the file, then continue the merge", file=sys.stderr)
         return 1
     return 0
 
