@@ -31,11 +31,11 @@ MARKER_SIZE = 7
 class Side:
     """One version of an INDEX.md: text before the table, header lines, rows, text after."""
 
-    __slots__ = ("before", "header", "rows", "after", "columns")
+    __slots__ = ("after", "before", "columns", "header", "rows")
 
     def __init__(self, lines: list[str]) -> None:
         catalog = parse_catalog(lines)
-        if not catalog.header_line or catalog.problems and _header_problem(catalog):
+        if not catalog.header_line or (catalog.problems and _header_problem(catalog)):
             raise ValueError("no readable catalog table")
         start = catalog.header_line - 1  # 0-based header line; the separator follows
         end = start + 2
