@@ -282,6 +282,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    named = sys.argv[1:] if argv is None else argv
+    if (
+        named[:1] == ["merge-catalog"]
+        and 4 <= len(named) <= 5
+        and not any(arg.startswith("-") for arg in named)
+    ):
+        # git runs the driver once per conflicted catalog, inside a merge: skip argparse.
+        from .commands import merge_catalog
+
+        return merge_catalog.main(named[1:])
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
