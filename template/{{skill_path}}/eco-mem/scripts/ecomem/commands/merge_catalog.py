@@ -76,14 +76,3 @@ def run(root: Path, args: argparse.Namespace) -> int:
     if result.text_conflicts:
         print(f"eco-mem: {where}: the text above the table conflicts", file=sys.stderr)
     return 1
-
-
-def main(given: list[str]) -> int:
-    """git's call, `merge-catalog %O %A %B %P`, without the argument parser."""
-    args = argparse.Namespace(base=given[0], ours=given[1], theirs=given[2], path=None)
-    args.path = given[3] if len(given) > 3 else None
-    try:
-        return run(Path("."), args)
-    except UsageError as error:
-        print(f"eco_mem.py merge-catalog: {error}", file=sys.stderr)
-        return error.exit_code
