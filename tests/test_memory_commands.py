@@ -109,6 +109,28 @@ def test_new_semantic_refuses_what_verify_would_flag_and_writes_nothing(
     assert snapshot(host) == before
 
 
+@pytest.mark.parametrize(
+    ("body", "rule"),
+    [
+        ("A NUL \0 byte in the body.", "file.binary"),
+        ("x" * (1024 * 1024 + 1), "file.too-large"),
+    ],
+)
+def test_new_runs_the_file_rules_on_the_bytes_it_would_write(
+    host: Path, body: str, rule: str
+) -> None:
+    # The loader's file.* rules used to run only in verify: new wrote the entry, exit 0,
+    # and the next verify failed on it.
+    before = snapshot(host)
+    args = ["new", "semantic", "--title", "Odd bytes", "--source", "verified", "--scope", "repo"]
+    result = mem(host, *args, "--expires", "never", stdin=body)
+
+    assert_refused(result, rule)
+    assert "Traceback" not in result.stderr
+    assert snapshot(host) == before
+    assert verify_findings(host) == []
+
+
 def test_new_semantic_refuses_a_taken_slug(host: Path) -> None:
     assert fact(host, "Deploys need a tag").returncode == 0
     before = snapshot(host)

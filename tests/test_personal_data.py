@@ -252,4 +252,4 @@ def test_verify_runs_the_personal_data_rules(ecomem):
     import ecomem.rules.personal_data
     import ecomem.commands.verify
 
-    assert ecomem.rules.personal_data.scan in ecomem.commands.verify.CONTENT_RULES
+    assert ecomem.rules.personal_data.scan in ecomem.rules.registry.CONTENT_RULES
