@@ -250,6 +250,6 @@ def test_pathological_lines_are_scanned_to_the_end(personal_data, line):
 
 def test_verify_runs_the_personal_data_rules(ecomem):
     import ecomem.rules.personal_data
-    import ecomem.commands.verify
+    import ecomem.rules.registry
 
     assert ecomem.rules.personal_data.scan in ecomem.rules.registry.CONTENT_RULES
