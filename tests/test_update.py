@@ -250,6 +250,35 @@ def test_a_reshaped_catalog_migrates_rows_from_every_earlier_release(
     assert git(dst, "diff", "--cached", "--name-only") == ""
 
 
+TRICKY_TITLES = ("Pipe | in title", "Back\\slash \\| and `code | span`")
+
+
+def test_a_reshaped_catalog_keeps_pipes_backslashes_and_backticks_in_cells(
+    template: Path, dst: Path
+) -> None:
+    # catalog-migrate used to join the moved cells by hand, so a pipe in a title split
+    # its row: exit 0, then verify failed with catalog.malformed and drift.file-without-row.
+    installed(template, dst)
+    for title in TRICKY_TITLES:
+        args = ("--title", title, "--source", "verified", "--scope", "repo", "--expires", "never")
+        made = run_script(dst, "new", "semantic", *args, "--body", "Checked.")
+        assert made.returncode == 0, made.stderr
+    commit_all(dst, "facts with awkward titles")
+    before = catalog_rows(dst, "semantic")
+
+    update_project(dst, vcs_ref="v3.0.0")
+
+    after = catalog_rows(dst, "semantic")
+    assert [row.split(" | ", 2)[2] for row in after] == [
+        "- | " + row.split(" | ", 2)[2] for row in before
+    ]
+    for row, title in zip(after, TRICKY_TITLES):
+        assert title.replace("|", "\\|") in row
+    result = run_script(dst, "verify")
+    assert result.returncode == 0, result.stdout + result.stderr
+    no_conflicts(dst)
+
+
 def test_the_hosts_own_copier_answers_are_untouched(template: Path, dst: Path) -> None:
     own = "_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
     build_files(dst, {".copier-answers.yml": own})

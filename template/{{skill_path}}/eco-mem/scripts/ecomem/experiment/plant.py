@@ -19,6 +19,7 @@ from pathlib import Path
 from .. import protocol
 from ..findings import ERROR
 from ..store.catalog import parse_catalog
+from ..store.rows import add_row
 from . import atime as experiment_atime
 from . import fixtures
 from . import key as experiment_key
@@ -163,9 +164,7 @@ def _add_row(index: Path, drawer: str, cells: dict) -> None:
     expected = list(protocol.CATALOG_COLUMNS[drawer])
     if catalog.columns != expected:
         raise Refused(f"{index.name} in {drawer} has no catalog table with the expected columns")
-    last = catalog.rows[-1].line if catalog.rows else catalog.header_line + 1
-    row = "| " + " | ".join(cells[column] for column in catalog.columns) + " |"
-    lines.insert(last, row)
+    lines, _ = add_row(lines, catalog, [cells[column] for column in catalog.columns])
     index.write_text("\n".join(lines), encoding="utf-8")
 
 

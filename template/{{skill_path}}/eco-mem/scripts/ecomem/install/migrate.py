@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..store.catalog import parse_catalog, split_cells
+from ..store.rows import row_text
 
 STASH_NAME = "eco-mem-catalog-stash.json"
 
@@ -87,14 +88,13 @@ def restore(root: Path, renames: dict[str, dict[str, str]]) -> int:
         lines = text.splitlines()
         catalog = parse_catalog(lines)
         end = _table_end(lines, catalog.heading_line)
+        # The one row writer: it escapes a pipe inside a cell, as the reader expects.
         rows = [
-            "| "
-            + " | ".join(
+            row_text(
                 reshape(
                     split_cells(row), table["columns"], catalog.columns, renames.get(drawer, {})
                 )
             )
-            + " |"
             for row in table["rows"]
         ]
         lines[end:end] = rows
