@@ -16,6 +16,7 @@ from tests.helpers import (
     ANSWERS,
     MEMORY,
     SKILL,
+    assert_no_traceback,
     build_files,
     commit_all,
     copy_template,
@@ -302,6 +303,29 @@ def test_upgrade_refuses_a_dirty_tree_and_changes_nothing(template: Path, dst: P
     assert git(dst, "rev-parse", "HEAD") == head
     assert "_commit: v1.0.0" in (dst / ANSWERS).read_text()
     assert (dst / MEMORY / "semantic/draft.md").read_text() == "# Draft\n"
+
+
+@pytest.mark.parametrize("command", ["upgrade", "restore-indexes"])
+def test_an_answers_file_that_is_not_utf8_is_one_line_and_exit_2(
+    template: Path, dst: Path, command: str
+) -> None:
+    # It used to be a UnicodeDecodeError traceback and exit 1, which the fleet
+    # reported as a conflict.
+    installed(template, dst)
+    answers = dst / ANSWERS
+    answers.write_bytes(answers.read_bytes() + b"# r\xe9sum\xe9 in Latin-1\n")
+    (dst / MEMORY / "semantic/INDEX.md").unlink()  # gives restore-indexes work to do
+    commit_all(dst, "an editor saved the answers as Latin-1")
+    head = git(dst, "rev-parse", "HEAD")
+
+    result = run_script(dst, command, *(["--", "--defaults"] if command == "upgrade" else []))
+
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert_no_traceback(result)
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"{ANSWERS} is not UTF-8" in result.stderr
+    assert git(dst, "rev-parse", "HEAD") == head
+    assert git(dst, "status", "--porcelain") == ""
 
 
 def test_upgrade_reports_a_clean_update(template: Path, dst: Path) -> None:

@@ -23,6 +23,8 @@ import tempfile
 from pathlib import Path
 
 from .. import protocol
+from ..errors import UsageError
+from .answers import read_answers, read_text
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
@@ -32,8 +34,8 @@ SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
 TRACEBACK = "Traceback (most recent call last)"
 
 
-class Refused(Exception):
-    """A foreseeable reason not to upgrade; the message is the one line the user sees."""
+class Refused(UsageError):
+    """A foreseeable reason not to upgrade (exit 2); the message is the one line the user sees."""
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -47,17 +49,6 @@ def copier_command() -> list[str] | None:
         return [found]
     probe = subprocess.run([sys.executable, "-c", "import copier"], capture_output=True)
     return [sys.executable, "-m", "copier"] if probe.returncode == 0 else None
-
-
-def read_answers(path: Path) -> dict[str, str]:
-    """Top-level `key: value` scalars of the answers file (no YAML library needed)."""
-    answers = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith(("#", " ", "-")) or ":" not in line:
-            continue
-        key, _, value = line.partition(":")
-        answers[key.strip()] = value.strip().strip("'\"")
-    return answers
 
 
 def conflicts(root: Path) -> list[str]:
@@ -183,7 +174,7 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
         raise Refused(f"--template {source} cannot be reached: {problem}")
     if not REMOTE.match(source):
         source = location(source, root)
-    text = answers_file.read_text(encoding="utf-8")
+    text = read_text(answers_file)
     new, count = re.subn(r"(?m)^_src_path:.*$", f"_src_path: {source}", text)
     if count != 1:
         raise Refused(f"{protocol.ANSWERS_FILE} has no single `_src_path:` line to change")
@@ -309,7 +300,12 @@ def restore_command(root: Path) -> int:
     if copier is None or not answers_file.is_file():
         print("eco_mem.py restore-indexes: needs copier and the answers file", file=sys.stderr)
         return 2
-    for path in restore_missing_indexes(root, copier, read_answers(answers_file)):
+    try:
+        answers = read_answers(answers_file)
+    except UsageError as why:
+        print(f"eco_mem.py restore-indexes: {why}", file=sys.stderr)
+        return 2
+    for path in restore_missing_indexes(root, copier, answers):
         print(f"restored {path} from the template")
     return 0
 
@@ -317,7 +313,7 @@ def restore_command(root: Path) -> int:
 def run(root: Path, args) -> int:
     try:
         answers_file, copier = preflight(root, args)
-    except Refused as why:
+    except UsageError as why:
         print(f"eco_mem.py upgrade: {why}", file=sys.stderr)
         return 2
     before = read_answers(answers_file).get("_commit", "?")
