@@ -142,3 +142,10 @@ def assert_no_traceback(result: subprocess.CompletedProcess) -> None:
             stream = stream.decode("utf-8", "replace")
         output += stream or ""
     assert "Traceback (most recent call last)" not in output, output
+
+
+def assert_exit(result: subprocess.CompletedProcess, code: int) -> subprocess.CompletedProcess:
+    """`result` ended with `code`, and said so without a traceback."""
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert_no_traceback(result)
+    return result

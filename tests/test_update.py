@@ -211,6 +211,7 @@ def test_a_forked_skill_conflicts_loudly_through_the_upgrade_command(
     result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 1, result.stdout + result.stderr
+    assert_no_traceback(result)
     assert f"{SKILL}/SKILL.md" in result.stderr
     skill = (dst / SKILL / "SKILL.md").read_text()
     assert "our fork" in skill and "eco-mem, v2" in skill  # both sides kept for the human
@@ -299,6 +300,7 @@ def test_upgrade_refuses_a_dirty_tree_and_changes_nothing(template: Path, dst: P
     result = run_script(dst, "upgrade", "--", "--defaults")
 
     assert result.returncode == 2
+    assert_no_traceback(result)
     assert "refusing to start" in result.stderr and "uncommitted changes" in result.stderr
     assert git(dst, "rev-parse", "HEAD") == head
     assert "_commit: v1.0.0" in (dst / ANSWERS).read_text()
@@ -321,6 +323,7 @@ def test_an_answers_file_that_is_not_utf8_is_one_line_and_exit_2(
     result = run_script(dst, command, *(["--", "--defaults"] if command == "upgrade" else []))
 
     assert result.returncode == 2, result.stdout + result.stderr
+    assert_no_traceback(result)
     assert_no_traceback(result)
     assert result.stderr.count("\n") == 1, result.stderr
     assert f"{ANSWERS} is not UTF-8" in result.stderr
