@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..store.catalog import parse_catalog, split_cells
+from ..store.load import INDEX
 from ..store.rows import row_text
 
 STASH_NAME = "eco-mem-catalog-stash.json"
@@ -40,7 +41,7 @@ def _stash_path(root: Path) -> Path:
 
 
 def _index(root: Path, drawer: str) -> Path:
-    return root / protocol.MEMORY_DIR / drawer / "INDEX.md"
+    return root / protocol.MEMORY_DIR / drawer / INDEX
 
 
 def stash(root: Path) -> int:

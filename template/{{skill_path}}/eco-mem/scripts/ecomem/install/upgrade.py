@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
+from ..store.load import INDEX
 from .answers import read_answers, read_text
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
@@ -87,7 +88,7 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
     recreate it; a drawer without its INDEX.md is broken, so we put it back.
     """
     memory = root / protocol.MEMORY_DIR
-    missing = [d for d in protocol.DRAWERS if not (memory / d / "INDEX.md").exists()]
+    missing = [d for d in protocol.DRAWERS if not (memory / d / INDEX).exists()]
     if not memory.is_dir() or not missing:
         return []
     data = [f"--data={key}={value}" for key, value in answers.items() if not key.startswith("_")]
@@ -106,10 +107,10 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
             return []
         restored = []
         for drawer in missing:
-            source = Path(scratch) / protocol.MEMORY_DIR / drawer / "INDEX.md"
+            source = Path(scratch) / protocol.MEMORY_DIR / drawer / INDEX
             if source.is_file():
                 (memory / drawer).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, memory / drawer / "INDEX.md")
+                shutil.copyfile(source, memory / drawer / INDEX)
                 restored.append(f"{protocol.MEMORY_DIR}/{drawer}/INDEX.md")
         return restored
 
@@ -293,7 +294,7 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
 def restore_command(root: Path) -> int:
     """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
     memory = root / protocol.MEMORY_DIR
-    if all((memory / drawer / "INDEX.md").exists() for drawer in protocol.DRAWERS):
+    if all((memory / drawer / INDEX).exists() for drawer in protocol.DRAWERS):
         return 0  # the usual case: nothing to render, copier not needed
     copier = copier_command()
     answers_file = root / protocol.ANSWERS_FILE
