@@ -82,6 +82,15 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if (
+        argv[:1] == ["merge-catalog"]
+        and 4 <= len(argv) <= 5
+        and not any(arg.startswith("-") for arg in argv)
+    ):
+        # git runs the driver once per conflicted catalog, inside a merge: skip argparse.
+        given = argparse.Namespace(base=argv[1], ours=argv[2], theirs=argv[3], path=None)
+        given.path = argv[4] if len(argv) > 4 else None
+        return run("merge-catalog", Path("."), given)
     try:
         args = build_parser(argv).parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 on --help
@@ -98,6 +107,8 @@ def run(name: str, root: Path, args: argparse.Namespace) -> int:
     action = getattr(args, "action", None)  # `experiment plant` names its action too
     say = f"eco_mem.py {name} {action}" if action else f"eco_mem.py {name}"
     try:
+        if name in MEMORY_COMMANDS:
+            _merge_driver(root)
         return commands.load(name).run(root, args)
     except Refused as refusal:
         for finding in refusal.findings:
@@ -131,6 +142,20 @@ def run(name: str, root: Path, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+
+
+MEMORY_COMMANDS = ("find", "new", "revise", "confirm", "forget", "end-task")
+
+
+def _merge_driver(root: Path) -> None:
+    """Configure the catalog merge driver in a clone that lacks it (one file read when set)."""
+    from .install.attributes import ensure_driver
+
+    try:
+        if ensure_driver(root):
+            print("git config: catalog merge driver set for this clone", file=sys.stderr)
+    except OSError as error:  # the memory command still runs; git merges as plain text
+        print(f"eco_mem.py: catalog merge driver not set: {error}", file=sys.stderr)
 
 
 def _describe(error: Exception) -> str:

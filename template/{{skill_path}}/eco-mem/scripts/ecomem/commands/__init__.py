@@ -28,6 +28,9 @@ TABLE = {
     "upgrade": "upgrade",
     "catalog-migrate": "catalog_migrate",
     "restore-indexes": "restore_indexes",
+    # Merging parallel branches (docs/teamwork.md).
+    "merge-catalog": "merge_catalog",
+    "resolve": "resolve",
     # Measuring it against an agent.
     "experiment": "experiment",
 }

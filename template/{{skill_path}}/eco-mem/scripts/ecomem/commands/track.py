@@ -27,10 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    from ..install import track
+    from ..install import attributes, track
     from ..install.markers import BlockError
 
     try:
+        # .gitattributes first: track keeps it out of the host's ignore rules too.
+        merges = attributes.write_attributes(root)
         rules, changed = track.track(root)
     except track.NotAWorkTree:
         print("not a git work tree; nothing to keep tracked")
@@ -40,8 +42,16 @@ def run(root: Path, args: argparse.Namespace) -> int:
         return 1
     except BlockError as error:
         raise UsageError(str(error)) from None
+    try:
+        configured = attributes.ensure_driver(root)
+    except OSError as error:
+        raise UsageError(f"cannot set the catalog merge driver: {error}") from None
     # Quiet when nothing changed: copy, update and upgrade each run it, and a
     # line repeated three times tells the user nothing.
+    if merges:
+        print(f"{attributes.ATTRIBUTES}: eco-mem block refreshed (catalogs merge row by row)")
+    if configured:
+        print(f"git config: merge.{attributes.DRIVER}.driver set for this clone")
     if changed and rules:
         print(f"{track.GITIGNORE}: {len(rules)} re-include rule(s) keep eco-mem in git")
     elif changed:
