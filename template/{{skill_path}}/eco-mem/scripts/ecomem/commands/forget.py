@@ -44,15 +44,10 @@ def forget(args: Namespace, store: Store, today: date) -> gate.Change:
 
 def committed_in(root, relpath: str) -> str | None:
     """The last commit that held `relpath`, if git knows one: then history still has it."""
-    import subprocess
+    from ..git import git
 
     try:
-        result = subprocess.run(
-            ["git", "-C", str(root), "log", "-1", "--format=%h", "--", relpath],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        result = git(root, "log", "-1", "--format=%h", "--", relpath)
     except OSError:
         return None
     if result.returncode != 0:

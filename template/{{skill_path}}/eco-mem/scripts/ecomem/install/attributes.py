@@ -135,13 +135,8 @@ def ensure_driver(root: Path) -> bool:
         text = handle.read()
     if configured_driver(text) == driver_command():
         return False
-    import subprocess  # only on the first run in a clone
+    from ..git import output  # only on the first run in a clone
 
     for key, value in (("name", DRIVER_NAME), ("driver", driver_command())):
-        done = subprocess.run(
-            ["git", "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value],
-            capture_output=True,
-        )
-        if done.returncode != 0:
-            raise OSError(f"git config failed: {done.stderr.decode(errors='replace').strip()}")
+        output(config.parent, "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value)
     return True

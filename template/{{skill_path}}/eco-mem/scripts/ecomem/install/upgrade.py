@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
+from ..git import git
 from ..store.load import INDEX
 from .answers import read_answers, read_text
 
@@ -33,10 +34,6 @@ MARKERS = ("<<<<<<< ", ">>>>>>> ")
 REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
 SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
 TRACEBACK = "Traceback (most recent call last)"
-
-
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
 
 
 def copier_command() -> list[str] | None:
@@ -50,7 +47,7 @@ def copier_command() -> list[str] | None:
 
 def conflicts(root: Path) -> list[str]:
     """One line per conflicted file: unmerged paths, conflict markers, .rej files."""
-    status = _git(root, "status", "--porcelain", "--untracked-files=all").stdout
+    status = git(root, "status", "--porcelain", "--untracked-files=all").stdout
     found: dict[str, str] = {}
     for line in status.splitlines():
         code, path = line[:2], line[3:].strip('"')
@@ -140,7 +137,7 @@ def source_problem(source: str, root: Path) -> str:
         return f"no folder {local}"
     if local == root.resolve():
         return "it names this repository itself (a relative path recorded by an old copy)"
-    if _git(local, "rev-parse", "--git-dir").returncode != 0:
+    if git(local, "rev-parse", "--git-dir").returncode != 0:
         return f"{local} is not a git repository"
     return ""
 
@@ -151,16 +148,14 @@ def ref_exists(source: str, root: Path, ref: str) -> bool:
     if REMOTE.match(source):
         if re.fullmatch(r"[0-9a-f]{7,40}", ref):
             return True  # a commit cannot be looked up without cloning; let Copier try
-        listed = _git(root, "ls-remote", where, f"refs/tags/{ref}", f"refs/heads/{ref}")
+        listed = git(root, "ls-remote", where, f"refs/tags/{ref}", f"refs/heads/{ref}")
         return bool(listed.stdout.strip())
-    return (
-        _git(Path(where), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0
-    )
+    return git(Path(where), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0
 
 
 def newest_tags(source: str, root: Path, count: int = 3) -> list[str]:
     where = location(source, root)
-    listed = _git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", where).stdout
+    listed = git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", where).stdout
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines()[:count]]
 
 
@@ -177,7 +172,7 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
         raise UsageError(f"{protocol.ANSWERS_FILE} has no single `_src_path:` line to change")
     answers_file.write_text(new, encoding="utf-8")
     message = f"eco-mem: the template now lives at {source}"
-    committed = _git(root, "commit", "-q", "-m", message, "--", protocol.ANSWERS_FILE)
+    committed = git(root, "commit", "-q", "-m", message, "--", protocol.ANSWERS_FILE)
     if committed.returncode != 0:
         answers_file.write_text(text, encoding="utf-8")
         raise UsageError(f"could not commit the new _src_path: {committed.stderr.strip()}")
@@ -257,7 +252,7 @@ def ignored_install(root: Path) -> str:
 
 def preflight(root: Path, args) -> tuple[Path, list[str]]:
     """Check everything that can be checked before Copier runs; return answers file and copier."""
-    if _git(root, "rev-parse", "--show-toplevel").returncode != 0:
+    if git(root, "rev-parse", "--show-toplevel").returncode != 0:
         raise UsageError(f"{root} is not a git repository")
     answers_file = root / protocol.ANSWERS_FILE
     if not answers_file.is_file():
@@ -269,7 +264,7 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
         raise UsageError(
             "copier not found; install it (pipx install copier, or pip install copier)"
         )
-    if _git(root, "status", "--porcelain").stdout.strip():
+    if git(root, "status", "--porcelain").stdout.strip():
         raise UsageError(
             "refusing to start: the working tree has uncommitted changes; commit or stash them first"
         )
@@ -335,7 +330,7 @@ def run(root: Path, args) -> int:
         return 1
     if code != 0:
         raise UsageError(f"copier update failed: {crash or f'exit {code}'}")
-    if not _git(root, "status", "--porcelain").stdout.strip():
+    if not git(root, "status", "--porcelain").stdout.strip():
         print(f"eco-mem is already at {after}; nothing changed")
     elif before == after:
         print(f"eco-mem {after} re-applied; review `git diff`, run verify, commit")
