@@ -1,7 +1,9 @@
-"""`find`: search the catalogs, the INDEX-first read. Entry files are never opened.
+"""`find`: search the catalogs, the INDEX-first read. No entry text is ever printed.
 
-Only the four INDEX.md files are read, so a poisoned entry cannot reach the reader
-through a search, and a search costs four small reads however big the store grows.
+Only the four INDEX.md files are searched, so a poisoned entry cannot reach the reader
+through a search, and a search costs four small reads however big the store grows. The
+entries of the rows shown are opened for one thing only, their cites lines, so a row
+whose evidence is gone says so (check_evidence).
 """
 
 from __future__ import annotations
@@ -63,17 +65,49 @@ def query_terms(words: list[str]) -> list[str]:
 
 
 class Match:
-    __slots__ = ("cells", "drawer", "line", "path", "rank")
+    __slots__ = ("cells", "drawer", "gone", "line", "path", "rank")
 
     def __init__(self, drawer: str, line: int, path: str, cells: dict, rank: tuple) -> None:
         self.drawer, self.line, self.path, self.cells, self.rank = drawer, line, path, cells, rank
+        self.gone: list[str] = []  # citations whose evidence is gone (check_evidence)
 
     def as_text(self) -> str:
         values = [value for name, value in self.cells.items() if name != "file"]
-        return " | ".join([self.path, *values])
+        flag = [f"EVIDENCE GONE, a hint until re-checked: {'; '.join(self.gone)}"]
+        return " | ".join([self.path, *values, *(flag if self.gone else [])])
 
     def as_dict(self) -> dict:
-        return {"drawer": self.drawer, "path": self.path, "line": self.line, "cells": self.cells}
+        return {
+            "drawer": self.drawer,
+            "path": self.path,
+            "line": self.line,
+            "cells": self.cells,
+            "evidence_gone": self.gone,
+        }
+
+
+def check_evidence(root: Path, matches: list[Match]) -> None:
+    """Flag the rows whose entry cites evidence that is gone.
+
+    Only the entries of the rows shown are read, and only for their cites lines: no
+    entry text reaches the output, and the read leaves no access time (read_unseen).
+    """
+    from ..rules.cites import CITING_DRAWERS, Evidence, shown
+    from ..store.cites import read_cites
+    from ..store.textfile import read_unseen
+
+    evidence = Evidence(root)
+    for match in matches:
+        if match.drawer not in CITING_DRAWERS or not match.path.startswith(
+            protocol.MEMORY_DIR + "/"
+        ):
+            continue
+        lines = read_unseen(root / match.path)
+        cites = read_cites(lines)[0] if lines and any("cites" in line for line in lines) else []
+        for cite in cites:
+            found = evidence.problem(cite)
+            if found is not None:
+                match.gone.append(f"{shown(cite)}: {found[2]}")
 
 
 def search(
@@ -156,6 +190,7 @@ def run(root: Path, args) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     shown = matches if args.all else matches[:MAX_ROWS]
+    check_evidence(root, shown)
     if args.json:
         import json  # only --json pays for it
 
