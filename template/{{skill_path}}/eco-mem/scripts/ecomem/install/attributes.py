@@ -81,7 +81,10 @@ def driver_command() -> str:
     script = f"{protocol.SKILL_DIR}/scripts/eco_mem.py"
     if any(char.isspace() or char in "'\"\\$`" for char in script):
         script = "'" + script.replace("'", "'\\''") + "'"
-    return f"python3 {script} merge-catalog %O %A %B %P"
+    # -S: no site module. The driver needs only the standard library, and site may
+    # import much more (a .pth file of an installed package): git starts one
+    # interpreter per conflicted catalog, so that start is most of the cost.
+    return f"python3 -S {script} merge-catalog %O %A %B %P"
 
 
 def config_file(root: Path) -> Path | None:
