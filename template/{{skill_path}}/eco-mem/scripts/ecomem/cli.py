@@ -108,9 +108,14 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--staged",
         action="store_true",
-        help="also check what is staged in git: desk rows, rewritten episodes",
+        help="also check what is staged in git: desk rows, desks, rewritten episodes",
     )
     parser.add_argument("--strict", action="store_true", help="warnings count as findings too")
+    parser.add_argument(
+        "--default-branch",
+        metavar="NAME",
+        help="the branch desks never reach (default: origin/HEAD, else main or master)",
+    )
     parser.add_argument(
         "--today", metavar="YYYY-MM-DD", help="date to judge expiry by (default: today)"
     )
@@ -252,7 +257,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             description=(
                 "Copier keeps a deleted template file deleted. A drawer without INDEX.md is"
                 " broken, so this renders the version the answers file records into a scratch"
-                " folder and copies back each missing drawer INDEX.md. Exit 0 or 2."
+                " folder and copies back each missing drawer INDEX.md. It also removes desk"
+                " rows from the working INDEX (desks are listed by their files). Exit 0 or 2."
             ),
         )
     return parser

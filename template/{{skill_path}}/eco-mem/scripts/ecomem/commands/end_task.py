@@ -1,4 +1,4 @@
-"""`end-task`: the relay. Print the desk, promote what lasts, clear the desk and its row.
+"""`end-task`: the relay. Print the desk, promote what lasts, clear the desk.
 
 The promotion (a fact or an episode) and the desk's removal are one write: if the gate
 refuses the promotion, the desk stays where it was.
@@ -11,7 +11,6 @@ from datetime import date
 
 from ..store.entries import pick
 from ..store.load import Store
-from ..store.rows import remove_row
 from ..write import gate
 from ..write.writer import UsageError
 from . import new
@@ -38,8 +37,7 @@ def end_task(args: Namespace, body: str | None, store: Store, today: date) -> li
         else:
             changes.append(new.episodic(args, store, today))
     desk = gate.Change("working")
-    desk.files[hit.file] = None
-    desk.index_lines = remove_row(hit.drawer.index_lines, hit.row)
+    desk.files[hit.file] = None  # a desk has no row: its file is the whole of it
     changes.append(desk)
     return changes
 

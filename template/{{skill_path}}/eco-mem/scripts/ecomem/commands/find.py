@@ -2,10 +2,13 @@
 
 Only the four INDEX.md files are read, so a poisoned entry cannot reach the reader
 through a search, and a search costs four small reads however big the store grows.
+The exception is the desks (at most a few): they have no rows, so each open desk is
+listed from its own file, by its heading and goal line only, ahead of every row.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from pathlib import Path
@@ -14,6 +17,8 @@ from .. import protocol
 from ..paths import escapes
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.load import INDEX
+from ..store.rows import cell
+from ..store.shapes import desk_summary
 from ..store.textfile import read_lines
 
 WORD = re.compile(r"\w+")
@@ -92,6 +97,9 @@ def search(
             problems += [finding.as_text() for finding in findings]
             continue
         read += 1
+        if drawer == "working":
+            matches += open_desks(root)
+            continue  # desks have no rows; verify reports any left from the old layout
         catalog = parse_catalog(lines)
         for row in catalog.rows:
             if len(row.cells) != len(catalog.columns):
@@ -109,6 +117,21 @@ def search(
             rank = (-len(hits), -sum(term in whole for term in hits), order, row.line)
             matches.append(Match(drawer, row.line, path, cells, rank))
     return sorted(matches, key=lambda match: match.rank), problems, read
+
+
+def open_desks(root: Path) -> list[Match]:
+    """Every desk file in the working drawer, as a match ranked before any row."""
+    folder = root / protocol.MEMORY_DIR / "working"
+    found = []
+    for item in sorted(os.scandir(folder), key=lambda entry: entry.name):
+        if item.name == INDEX or not item.name.endswith(".md") or not item.is_file():
+            continue
+        relpath = f"{protocol.MEMORY_DIR}/working/{item.name}"
+        lines, _ = read_lines(item.path, relpath)
+        title, goal = desk_summary(lines or [])
+        cells = {"desk": item.name[:-3], "goal": cell(goal or title), "file": item.name}
+        found.append(Match("working", 0, relpath, cells, (-1_000_000, 0, 0, len(found))))
+    return found
 
 
 def _path(drawer: str, cells: dict) -> str | None:

@@ -37,7 +37,8 @@ def forget(args: Namespace, store: Store, today: date) -> gate.Change:
     change = gate.Change(hit.drawer.name)
     if hit.file != NO_FILE:
         change.files[hit.file] = None
-    change.index_lines = remove_row(hit.drawer.index_lines, hit.row)
+    if hit.row is not None:  # a desk has only its file
+        change.index_lines = remove_row(hit.drawer.index_lines, hit.row)
     return change
 
 

@@ -14,7 +14,7 @@ from .. import protocol
 
 SUMMARIES = {
     "find": "search the catalog rows (never the entry files)",
-    "new": "add an entry and its row",
+    "new": "add an entry and its row (a desk: its file alone)",
     "revise": "change a fact or a procedure in place",
     "confirm": "mark a fact user-confirmed, after the user said so",
     "forget": "remove an entry and its row",
@@ -99,12 +99,22 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
         "working",
         parents=[rooted],
         help="a desk for a task that spans sessions",
-        description=f"A desk (gitignored), at most {protocol.CAPS['desks']} at a time.",
+        description=f"A desk, at most {protocol.CAPS['desks']} at a time. It has no catalog row:\n"
+        "its file is the listing. Plain desks are gitignored; --travel stages it so it\n"
+        "is committed with the task branch (never the default branch).",
         epilog=EXITS,
         formatter_class=RAW,
     )
     desk.add_argument("--title", required=True, help="the task in a few words")
     desk.add_argument("--goal", help="what done looks like, one line")
+    where = desk.add_mutually_exclusive_group()
+    where.add_argument(
+        "--travel",
+        action="store_true",
+        help="commit the desk with this branch, for sessions in fresh clones"
+        + (" (the default here)" if protocol.DESKS_TRAVEL else ""),
+    )
+    where.add_argument("--local", action="store_true", help="keep the desk in this clone only")
 
     revise = command(
         "revise",
@@ -156,7 +166,8 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
 
     end = command(
         "end-task",
-        "Print the desk, then delete it and its row. --promote-to adds one fact or episode\n"
+        "Print the desk, then delete it (and stage its removal if it travels with the\n"
+        "branch). --promote-to adds one fact or episode\n"
         "(the options of `new semantic` or `new episodic`) in the same write; if the\n"
         "promotion is refused, the desk stays. Nothing is asked interactively.",
     )
@@ -274,7 +285,8 @@ def _written(root: Path, verb: str, build) -> list[str]:
         for change in changes:
             folder = f"{store.relpath}/{change.drawer}"
             touched.extend(f"{folder}/{name}" for name in change.files)
-            touched.append(f"{folder}/INDEX.md")
+            if change.index_lines is not None:
+                touched.append(f"{folder}/INDEX.md")
         return changes, {}
 
     writes.write(root, described)
@@ -291,12 +303,16 @@ def _find(root: Path, args: argparse.Namespace) -> int:
     matches, problems, read = search(root, args.text, drawers)
     for problem in problems:
         print(problem, file=sys.stderr)
-    shown = matches if args.all else matches[:MAX_ROWS]
+    # Open desks come first, every time: yesterday's task is the first thing to pick up.
+    desks = [match for match in matches if match.drawer == "working"]
+    rows = [match for match in matches if match.drawer != "working"]
+    shown = desks + (rows if args.all else rows[:MAX_ROWS])
     if args.json:
         report = {
             "version": 1,
             "query": args.text,
-            "matches": len(matches),
+            "matches": len(rows),
+            "desks": len(desks),
             "rows": [match.as_dict() for match in shown],
         }
         import json  # only --json pays for it; verify loads this module on every run
@@ -305,10 +321,11 @@ def _find(root: Path, args: argparse.Namespace) -> int:
     else:
         for match in shown:
             print(match.as_text())
-        if not matches:
+        if not rows and (args.text or not desks):
             print("no matching row: nothing is remembered about that", file=sys.stderr)
         elif len(shown) < len(matches):
-            print(f"{len(shown)} of {len(matches)} rows; --all shows every one", file=sys.stderr)
+            shown_rows = len(shown) - len(desks)
+            print(f"{shown_rows} of {len(rows)} rows; --all shows every one", file=sys.stderr)
     return 0 if read else 2
 
 
@@ -325,7 +342,16 @@ def _new(root: Path, args: argparse.Namespace) -> int:
     else:
         builder = getattr(new, args.kind)
         build = lambda store, today: [builder(args, store, today)]  # noqa: E731
-    _written(root, "added", build)
+    touched = _written(root, "added", build)
+    if args.kind == "working":
+        from . import desks
+
+        if desks.travels(args):
+            problem = desks.stage_new(root, touched[0])
+            if problem:
+                print(f"eco_mem.py new: the desk stays local: {problem}", file=sys.stderr)
+                return 2
+            print(f"staged: {touched[0]} travels with this branch; commit it", file=sys.stderr)
     return 0
 
 
@@ -335,8 +361,13 @@ def _forget(root: Path, args: argparse.Namespace) -> int:
     touched = _written(
         root, f"forgot ({args.reason})", lambda store, today: [forget(args, store, today)]
     )
+    if touched[0].startswith(f"{protocol.MEMORY_DIR}/working/"):
+        from .desks import stage_removal
+
+        if stage_removal(root, touched[0]):
+            print(f"staged: removal of {touched[0]} from this branch", file=sys.stderr)
     if args.reason in ("secret", "injection"):
-        for path in touched[:-1]:
+        for path in [path for path in touched if not path.endswith("/INDEX.md")]:
             commit = committed_in(root, path)
             if commit:
                 print(
@@ -370,6 +401,10 @@ def _end_task(root: Path, args: argparse.Namespace) -> int:
         return changes, result
 
     writes.write(root, build)
+    from .desks import stage_removal
+
+    # A travelling desk leaves the branch with the same commit that relays it.
+    result["unstaged"] = stage_removal(root, result["desk"])
     if args.json:
         import json
 
@@ -378,5 +413,7 @@ def _end_task(root: Path, args: argparse.Namespace) -> int:
     sys.stdout.write(result["text"])
     for path in result["promoted"]:
         print(f"promoted: {path}", file=sys.stderr)
-    print(f"cleared: {result['desk']} and its row", file=sys.stderr)
+    print(f"cleared: {result['desk']}", file=sys.stderr)
+    if result["unstaged"]:
+        print(f"staged: removal of {result['desk']} from this branch", file=sys.stderr)
     return 0

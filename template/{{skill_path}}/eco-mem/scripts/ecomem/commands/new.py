@@ -137,6 +137,12 @@ def working(args: Namespace, store: Store, today: date) -> gate.Change:
         )
         raise Refused([Finding(f"{store.relpath}/working", 0, "caps.desks", ERROR, message)])
     file = f"{slug}.md"
-    drawer = _room(store, "working", slug, file, today)
+    drawer = store.drawers["working"]
+    if os.path.lexists(store.root / drawer.relpath / file):
+        message = f"a desk named {slug!r} is open; pick it up, or end-task it first"
+        raise Refused([Finding(f"{drawer.relpath}/{file}", 0, "entry.exists", ERROR, message)])
     goal = one_line("--goal", args.goal) if args.goal else ""
-    return _change(drawer, file, shapes.desk(title, goal), [slug, goal or title, file])
+    # No catalog row: the desk file is the listing, so opening it touches no tracked file.
+    change = gate.Change("working")
+    change.files[file] = shapes.desk(title, goal)
+    return change

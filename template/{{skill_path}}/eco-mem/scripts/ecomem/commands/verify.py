@@ -25,7 +25,11 @@ CONTENT_RULES = (secret_shapes.scan, personal_data.scan, transcripts.scan, injec
 
 
 def collect(
-    root: Path, today: date, staged: bool = False, notes: list[str] | None = None
+    root: Path,
+    today: date,
+    staged: bool = False,
+    notes: list[str] | None = None,
+    default_branch: str | None = None,
 ) -> list[Finding]:
     """Every finding for the store under `root`; rules that could not run add to `notes`."""
     store, findings = load_store(root)
@@ -33,7 +37,7 @@ def collect(
         # Both git questions go out first: git answers on the other core
         # while the rules below run.
         hidden = tracking.HiddenCheck(root)
-        git_rules = start_git_checks(store, staged)
+        git_rules = start_git_checks(store, staged, default_branch)
         findings += _check_store(store, today)
         findings += git_rules()
         try:
@@ -75,7 +79,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
         today = parsed
     notes: list[str] = []
     try:
-        findings = collect(root, today, staged=args.staged, notes=notes)
+        findings = collect(
+            root, today, staged=args.staged, notes=notes, default_branch=args.default_branch
+        )
     except OSError as error:
         print(f"eco_mem.py verify: {error}", file=sys.stderr)
         return 2

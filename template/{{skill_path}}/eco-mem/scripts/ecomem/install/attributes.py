@@ -1,0 +1,58 @@
+"""eco-mem's marked block in the root .gitattributes.
+
+Git for Windows checks text out with CRLF (core.autocrlf=true), and verify reads a
+CR as `file.crlf`: a Windows clone would fail verify on every memory file. The
+`eol=lf` lines make git check the memory drawers and the skill out with LF on
+every platform, whatever the clone's autocrlf. Same marker rules as the other
+host files: the host's own lines survive byte for byte (markers.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import protocol
+from .markers import remove_block, upsert_block
+
+GITATTRIBUTES = ".gitattributes"
+MARKERS = ("# eco-mem:begin", "# eco-mem:end")
+
+
+def _pattern(folder: str) -> str:
+    pattern = f"{folder}/**"
+    # A space would split the pattern from its attributes; git reads a quoted one.
+    return f'"{pattern}"' if " " in pattern or '"' in pattern else pattern
+
+
+def eol_lines() -> list[str]:
+    """The block's line-ending lines: memory and skill check out with LF everywhere."""
+    return [
+        "# eco-mem: memory and skill check out with LF everywhere (Git for Windows too)",
+        f"{_pattern(protocol.MEMORY_DIR)} text eol=lf",
+        f"{_pattern(protocol.SKILL_DIR)} text eol=lf",
+    ]
+
+
+def block_lines() -> list[str]:
+    """Everything eco-mem keeps in the root .gitattributes block."""
+    return eol_lines()
+
+
+def write_attributes(root: Path) -> bool:
+    """Add or refresh the block; True when the file changed."""
+    path = root / GITATTRIBUTES
+    old = ""
+    if path.exists():
+        with path.open(encoding="utf-8", newline="") as handle:
+            old = handle.read()
+    body = block_lines()
+    new = (
+        upsert_block(old, body, GITATTRIBUTES, MARKERS)
+        if body
+        else remove_block(old, GITATTRIBUTES, MARKERS)
+    )
+    if new == old:
+        return False
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        handle.write(new)
+    return True
