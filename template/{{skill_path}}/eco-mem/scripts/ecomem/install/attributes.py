@@ -9,10 +9,7 @@ host files: the host's own lines survive byte for byte (markers.py).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import protocol
-from .markers import remove_block, upsert_block
 
 GITATTRIBUTES = ".gitattributes"
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
@@ -37,22 +34,3 @@ def block_lines() -> list[str]:
     """Everything eco-mem keeps in the root .gitattributes block."""
     return eol_lines()
 
-
-def write_attributes(root: Path) -> bool:
-    """Add or refresh the block; True when the file changed."""
-    path = root / GITATTRIBUTES
-    old = ""
-    if path.exists():
-        with path.open(encoding="utf-8", newline="") as handle:
-            old = handle.read()
-    body = block_lines()
-    new = (
-        upsert_block(old, body, GITATTRIBUTES, MARKERS)
-        if body
-        else remove_block(old, GITATTRIBUTES, MARKERS)
-    )
-    if new == old:
-        return False
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(new)
-    return True
