@@ -33,4 +33,3 @@ def eol_lines() -> list[str]:
 def block_lines() -> list[str]:
     """Everything eco-mem keeps in the root .gitattributes block."""
     return eol_lines()
-

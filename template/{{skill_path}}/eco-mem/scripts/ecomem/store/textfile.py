@@ -52,6 +52,12 @@ def read_lines(path: str | Path, relpath: str) -> tuple[list[str] | None, list[F
     if "\r" in text:
         line = text.count("\n", 0, text.index("\r")) + 1
         findings.append(
-            Finding(relpath, line, "file.crlf", ERROR, "CR line ends; use LF (\\n) only")
+            Finding(
+                relpath,
+                line,
+                "file.crlf",
+                ERROR,
+                "CR line ends; use LF (\\n) only (a CRLF clone: docs/teamwork.md, Windows)",
+            )
         )
     return text.splitlines(), findings
