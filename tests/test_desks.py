@@ -204,7 +204,7 @@ def test_upgrade_runs_with_a_desk_open_and_leaves_it_byte_identical(
     copy_template(template, dst, vcs_ref="v1.0.0")
     commit_all(dst, "install eco-mem")
     open_desk(dst)
-    (dst / DESK).write_bytes((dst / DESK).read_bytes() + "- half done\n".encode())
+    (dst / DESK).write_bytes((dst / DESK).read_bytes() + b"- half done\n")
     desk = (dst / DESK).read_bytes()
     snapshot_template(
         template,
