@@ -145,3 +145,60 @@ def _path(drawer: str, cells: dict) -> str | None:
         return f"{protocol.MEMORY_DIR}/{drawer}/{file}"
     pointer = cell_path(cells.get("points to", "")) or NO_FILE
     return None if escapes(pointer) else pointer
+
+
+# -- the command -------------------------------------------------------------------
+
+HELP = "search the catalog rows (never the entry files)"
+DESCRIPTION = """\
+Print the catalog rows that match TEXT, best first, each with the path to open if
+the row is not enough. Only the four INDEX.md files are read. No TEXT lists rows.
+An empty result means nothing is remembered about it: do not browse the drawers.
+"""
+EPILOG = "exit codes: 0 done (also when nothing matches), 2 usage or I/O error"
+
+
+def add_arguments(parser) -> None:
+    from .memory import MAX_ROWS
+
+    parser.add_argument("text", nargs="*", metavar="TEXT", help="words to look for")
+    parser.add_argument("--drawer", choices=protocol.DRAWERS, help="search one drawer only")
+    parser.add_argument("--all", action="store_true", help=f"every match, not the best {MAX_ROWS}")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+
+
+def run(root: Path, args) -> int:
+    import sys
+
+    from ..write.writer import finish_interrupted
+    from .memory import MAX_ROWS
+
+    finish_interrupted(root)
+    drawers = (args.drawer,) if args.drawer else protocol.DRAWERS
+    matches, problems, read = search(root, args.text, drawers)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    # Open desks come first, every time: yesterday's task is the first thing to pick up.
+    desks = [match for match in matches if match.drawer == "working"]
+    rows = [match for match in matches if match.drawer != "working"]
+    shown = desks + (rows if args.all else rows[:MAX_ROWS])
+    if args.json:
+        import json  # only --json pays for it
+
+        report = {
+            "version": 1,
+            "query": args.text,
+            "matches": len(rows),
+            "desks": len(desks),
+            "rows": [match.as_dict() for match in shown],
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        for match in shown:
+            print(match.as_text())
+        if not rows and (args.text or not desks):
+            print("no matching row: nothing is remembered about that", file=sys.stderr)
+        elif len(shown) < len(matches):
+            shown_rows = len(shown) - len(desks)
+            print(f"{shown_rows} of {len(rows)} rows; --all shows every one", file=sys.stderr)
+    return 0 if read else 2

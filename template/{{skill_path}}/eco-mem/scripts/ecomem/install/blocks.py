@@ -1,4 +1,4 @@
-"""Keep eco-mem's marked blocks in AGENTS.md, CLAUDE.md and .gitattributes current.
+"""Keep eco-mem's marked blocks in AGENTS.md and CLAUDE.md current.
 
 The block text lives here; how a block is found, replaced or removed while
 every host byte around it survives lives in markers.py.
@@ -10,8 +10,6 @@ import os
 from pathlib import Path
 
 from .. import protocol
-from .attributes import GITATTRIBUTES, block_lines
-from .attributes import MARKERS as ATTRIBUTE_MARKERS
 from .markers import BlockError, remove_block, upsert_block
 
 MARKDOWN_MARKERS = ("<!-- eco-mem:begin -->", "<!-- eco-mem:end -->")
@@ -85,12 +83,6 @@ def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[s
             )
         elif not claude_code and old:
             plans.append((claude, old, remove_block(old, "CLAUDE.md", MARKDOWN_MARKERS)))
-    # Read before anything is written, so a malformed .gitattributes leaves all untouched.
-    attributes = root / GITATTRIBUTES
-    old = _read(attributes)
-    plans.append(
-        (attributes, old, upsert_block(old, block_lines(), GITATTRIBUTES, ATTRIBUTE_MARKERS))
-    )
     changed = [path.name for path, old, new in plans if _write_if_changed(path, old, new)]
     if not claude_code and _remove_claude_link(root):
         changed.append(CLAUDE_LINK)
