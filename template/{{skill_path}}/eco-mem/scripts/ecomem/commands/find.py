@@ -1,9 +1,11 @@
-"""`find`: search the catalogs, the INDEX-first read. Entry files are never opened.
+"""`find`: search the catalogs, the INDEX-first read. No entry text is ever printed.
 
-Only the four INDEX.md files are read, so a poisoned entry cannot reach the reader
-through a search, and a search costs four small reads however big the store grows.
-The exception is the desks (at most a few): they have no rows, so each open desk is
-listed from its own file, by its heading and goal line only, ahead of every row.
+Only the four INDEX.md files are searched, so a poisoned entry cannot reach the reader
+through a search, and a search costs four small reads however big the store grows. The
+entries of the rows shown are opened for one thing only, their cites lines, so a row
+whose evidence is gone says so (check_evidence).
+The desks (at most a few) have no rows: each open desk is listed from its own
+file, by its heading and goal line only, ahead of every row.
 """
 
 from __future__ import annotations
@@ -68,17 +70,49 @@ def query_terms(words: list[str]) -> list[str]:
 
 
 class Match:
-    __slots__ = ("cells", "drawer", "line", "path", "rank")
+    __slots__ = ("cells", "drawer", "gone", "line", "path", "rank")
 
     def __init__(self, drawer: str, line: int, path: str, cells: dict, rank: tuple) -> None:
         self.drawer, self.line, self.path, self.cells, self.rank = drawer, line, path, cells, rank
+        self.gone: list[str] = []  # citations whose evidence is gone (check_evidence)
 
     def as_text(self) -> str:
         values = [value for name, value in self.cells.items() if name != "file"]
-        return " | ".join([self.path, *values])
+        flag = [f"EVIDENCE GONE, a hint until re-checked: {'; '.join(self.gone)}"]
+        return " | ".join([self.path, *values, *(flag if self.gone else [])])
 
     def as_dict(self) -> dict:
-        return {"drawer": self.drawer, "path": self.path, "line": self.line, "cells": self.cells}
+        return {
+            "drawer": self.drawer,
+            "path": self.path,
+            "line": self.line,
+            "cells": self.cells,
+            "evidence_gone": self.gone,
+        }
+
+
+def check_evidence(root: Path, matches: list[Match]) -> None:
+    """Flag the rows whose entry cites evidence that is gone.
+
+    Only the entries of the rows shown are read, and only for their cites lines: no
+    entry text reaches the output, and the read leaves no access time (read_unseen).
+    """
+    from ..rules.cites import CITING_DRAWERS, Evidence, shown
+    from ..store.cites import read_cites
+    from ..store.textfile import read_unseen
+
+    evidence = Evidence(root)
+    for match in matches:
+        if match.drawer not in CITING_DRAWERS or not match.path.startswith(
+            protocol.MEMORY_DIR + "/"
+        ):
+            continue
+        lines = read_unseen(root / match.path)
+        cites = read_cites(lines)[0] if lines and any("cites" in line for line in lines) else []
+        for cite in cites:
+            found = evidence.problem(cite)
+            if found is not None:
+                match.gone.append(f"{shown(cite)}: {found[2]}")
 
 
 def search(
@@ -182,6 +216,7 @@ def run(root: Path, args) -> int:
     desks = [match for match in matches if match.drawer == "working"]
     rows = [match for match in matches if match.drawer != "working"]
     shown = desks + (rows if args.all else rows[:MAX_ROWS])
+    check_evidence(root, shown[len(desks) :])  # desks cite nothing
     if args.json:
         import json  # only --json pays for it
 

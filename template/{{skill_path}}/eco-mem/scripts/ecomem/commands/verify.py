@@ -14,6 +14,7 @@ from ..findings import ERROR, WARNING, Finding
 from ..install import track as tracking
 from ..rules import injection, personal_data, secret_shapes, transcripts
 from ..rules.caps import check_caps
+from ..rules.cites import check_cites
 from ..rules.drift import check_drift
 from ..rules.episodic import check_episodic
 from ..rules.git_state import start_git_checks
@@ -104,6 +105,8 @@ def _check_store(store: Store, today: date) -> list[Finding]:
     findings += check_semantic(store.drawers["semantic"], today)
     findings += check_episodic(store.drawers["episodic"])
     findings += check_pointers(store.drawers["procedural"], store.root)
+    # Citations (issue 18): their own rule module, over semantic and procedural entries.
+    findings += check_cites(store)
     return findings
 
 

@@ -15,6 +15,7 @@ from .. import protocol
 from ..commands.verify import CONTENT_RULES
 from ..findings import ERROR, Finding
 from ..rules.caps import check_caps
+from ..rules.cites import check_cites
 from ..rules.drift import check_drift
 from ..rules.episodic import check_episodic
 from ..rules.procedural import check_pointers
@@ -54,6 +55,8 @@ def check(store: Store, changes: list[Change], today: date) -> list[Finding]:
     findings = check_caps(store)
     for change in changes:
         findings += _drawer_findings(store, store.drawers[change.drawer], today)
+    # Citations (issue 18): only the entries this write touches have their evidence read.
+    findings += check_cites(store, only=touched_paths)
     return sorted(
         {
             finding
