@@ -28,6 +28,14 @@ def read_lines(path: str | Path, relpath: str) -> tuple[list[str] | None, list[F
         return None, [
             Finding(relpath, 0, "file.unreadable", ERROR, f"cannot read: {error.strerror}")
         ]
+    return decode(data, relpath)
+
+
+def decode(data: bytes, relpath: str) -> tuple[list[str] | None, list[Finding]]:
+    """The `file.*` rules on a file's bytes: (lines, findings); lines is None when unusable.
+
+    The loader runs them on what is on disk, the write gate on what a write would put there.
+    """
     if len(data) > MAX_BYTES:
         message = f"larger than {MAX_BYTES // 1024} KiB; memory entries are short notes, split or delete it"
         return None, [Finding(relpath, 0, "file.too-large", ERROR, message)]
