@@ -288,6 +288,19 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
 
 def restore_command(root: Path) -> int:
     """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
+    from .desk_rows import strip_desk_rows
+
+    try:
+        moved = strip_desk_rows(root)
+    except UnicodeDecodeError as error:
+        raise UsageError(
+            f"{protocol.MEMORY_DIR}/working/INDEX.md: not UTF-8 ({error.reason})"
+        ) from None
+    if moved:
+        print(
+            f"{protocol.MEMORY_DIR}/working/INDEX.md: {moved} desk row(s) removed;"
+            " desks are listed by their files now. Commit the INDEX."
+        )
     memory = root / protocol.MEMORY_DIR
     if all((memory / drawer / INDEX).exists() for drawer in protocol.DRAWERS):
         return 0  # the usual case: nothing to render, copier not needed
