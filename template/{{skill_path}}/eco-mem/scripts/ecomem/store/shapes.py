@@ -10,8 +10,8 @@ import re
 import unicodedata
 
 from .. import protocol
-from ..rules.semantic import FIELD
 from .cites import cite_lines
+from .fields import read_fields
 
 SLUG_LENGTH = 60
 
@@ -95,16 +95,6 @@ def with_cites(lines: list[str], cites: list[str]) -> list[str]:
                 rest.pop(0)
             return [*kept[:at], "", *new, *([""] if rest else []), *rest]
     return [*kept[:at], *new, *kept[at:]]
-
-
-def read_fields(lines: list[str]) -> dict[str, tuple[int, str]]:
-    """Semantic fields as {name: (0-based line index, value)}, first occurrence wins."""
-    found: dict[str, tuple[int, str]] = {}
-    for index, line in enumerate(lines):
-        match = FIELD.match(line) if ":" in line else None
-        if match and match.group(1) in protocol.SEMANTIC_FIELDS:
-            found.setdefault(match.group(1), (index, match.group(2)))
-    return found
 
 
 def edit_fact(
