@@ -14,6 +14,7 @@ from .. import protocol
 from ..paths import escapes
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.load import INDEX
+from ..store.rows import cell
 from ..store.textfile import read_lines
 
 WORD = re.compile(r"\w+")
@@ -70,7 +71,8 @@ class Match:
 
     def as_text(self) -> str:
         values = [value for name, value in self.cells.items() if name != "file"]
-        return " | ".join([self.path, *values])
+        # Cells escape their pipes as the catalog does, so ` | ` only ever separates cells.
+        return " | ".join(cell(value) for value in [self.path, *values])
 
     def as_dict(self) -> dict:
         return {"drawer": self.drawer, "path": self.path, "line": self.line, "cells": self.cells}

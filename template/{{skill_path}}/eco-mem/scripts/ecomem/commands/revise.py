@@ -17,7 +17,7 @@ from ..store.load import Store
 from ..store.rows import replace_row
 from ..write import gate
 from ..write.writer import Refused, UsageError
-from .new import one_line, read_text_file, repo_path, slug_of
+from .new import one_line, read_checklist, repo_path, slug_of
 
 SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body")
 PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body")
@@ -98,7 +98,7 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
             "nothing to revise: give --use-when, --points-to, --checklist-file or --body"
         )
     if args.checklist_file is not None:
-        body = read_text_file("--checklist-file", args.checklist_file)
+        body = read_checklist(store.root, args.checklist_file)
     columns = hit.drawer.catalog.columns
     cells = list(hit.row.cells)
     change = gate.Change("procedural")
