@@ -94,7 +94,11 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
     pro.add_argument("--use-when", required=True, help="when to reach for it")
     target = pro.add_mutually_exclusive_group(required=True)
     target.add_argument("--points-to", metavar="PATH", help="repository-relative path")
-    target.add_argument("--checklist-file", metavar="FILE", help="file holding the checklist")
+    target.add_argument(
+        "--checklist-file",
+        metavar="FILE",
+        help="checklist file inside the repository, or - for stdin",
+    )
     desk = kinds.add_parser(
         "working",
         parents=[rooted],
@@ -127,7 +131,9 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
     revise.add_argument("--as-of", metavar="YYYY-MM-DD", help="semantic (default: today)")
     revise.add_argument("--use-when", help="procedural")
     revise.add_argument("--points-to", metavar="PATH", help="procedural")
-    revise.add_argument("--checklist-file", metavar="FILE", help="procedural: new checklist")
+    revise.add_argument(
+        "--checklist-file", metavar="FILE", help="procedural: new checklist (in the repo, or -)"
+    )
     revise.add_argument("--body", help="new body; '-' reads stdin")
 
     confirm = command(
