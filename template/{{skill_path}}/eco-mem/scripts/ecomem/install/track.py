@@ -274,6 +274,7 @@ def track(root: Path) -> tuple[list[str], bool]:
     rules: list[str] = []
     nested_lines: dict[str, list[str]] = {}  # nested .gitignore -> lines it needs
     nested_originals: dict[str, str | None] = {}
+    nested_hides: dict[str, Hide] = {}  # hidden folder -> the nested rule hiding it
     try:
         # Rules are tried in place: only git's own reading of the real files
         # is trustworthy, and the host's lines are never touched meanwhile.
@@ -283,6 +284,7 @@ def track(root: Path) -> tuple[list[str], bool]:
             if not hides:
                 break
             nested = {prefix: hide for prefix, hide in hides.items() if hide.nested}
+            nested_hides.update(nested)
             for source, lines in _nested_rules(root, nested, paths).items():
                 if source not in nested_originals:
                     nested_originals[source] = _read(root / source)
@@ -309,7 +311,7 @@ def track(root: Path) -> tuple[list[str], bool]:
     changed = compose(host, rules) != original
     # The trial lines are gone again: whatever git still hides is the host's to fix.
     if nested_lines and shallowest_hidden(root, paths):
-        raise NestedRules(_nested_advice(nested_lines, rules, changed))
+        raise NestedRules(_nested_advice(nested_hides, nested_lines, rules, changed))
     return rules, changed
 
 
@@ -344,7 +346,9 @@ def _nested_rules(root: Path, nested: dict[str, Hide], paths: list[str]) -> dict
     return found
 
 
-def _nested_advice(missing: dict[str, list[str]], rules: list[str], changed: bool) -> str:
+def _nested_advice(
+    hides: dict[str, Hide], missing: dict[str, list[str]], rules: list[str], changed: bool
+) -> str:
     """What is done, every line still needed, and what to run next: one message, one round."""
     if rules and changed:
         done = f"the root {GITIGNORE} block is written ({len(rules)} re-include rule(s))."
@@ -352,10 +356,9 @@ def _nested_advice(missing: dict[str, list[str]], rules: list[str], changed: boo
         done = f"the root {GITIGNORE} block is already current."
     else:
         done = f"the root {GITIGNORE} needs nothing."
-    lines = [
-        f"a nested {GITIGNORE} hides files eco-mem keeps in git, and its rules outrank the root"
-        f" one, so only you can change it; {done}"
-    ]
+    # One line per hiding rule, alone, so a caller (the fleet report) can quote it.
+    lines = [f"{hide} hides {prefix}" for prefix, hide in sorted(hides.items())]
+    lines.append(f"a nested {GITIGNORE} outranks the root one, so only you can change it; {done}")
     for source, needed in sorted(missing.items()):
         listed = "\n".join(f"    {line}" for line in needed)
         lines.append(f"add these lines at the end of {source}:\n{listed}")
