@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,60 @@ def test_track_writes_the_root_block_and_every_nested_line_in_one_round(
     git(host, "add", "-A")
     tracked = git(host, "ls-files")
     assert ".claude/skills/eco-mem" in tracked and ".agents/skills/eco-mem/SKILL.md" in tracked
+
+
+# -- 5. upgrade says how to get Copier with the template's extension ----------------------
+
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+
+def _lacks(python: Path, module: str) -> bool:
+    probe = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True)
+    return probe.returncode != 0
+
+
+@pytest.mark.skipif(
+    not SYSTEM_PYTHON.is_file() or not _lacks(SYSTEM_PYTHON, "copier_template_extensions"),
+    reason="needs a system Python without copier-template-extensions",
+)
+def test_upgrade_names_the_missing_extension_and_how_to_add_it(
+    rendered: Path, tmp_path: Path
+) -> None:
+    host = tmp_path / "host"
+    import shutil
+
+    shutil.copytree(rendered, host, symlinks=True)
+    commit_all(host, "install eco-mem")
+    # A Copier whose own Python lacks the extension, as `pipx install copier` leaves it.
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "copier").write_text(f"#!{SYSTEM_PYTHON}\nraise SystemExit(3)\n", encoding="utf-8")
+    (tools / "copier").chmod(0o755)
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
+    script = host / ".agents/skills/eco-mem/scripts/eco_mem.py"
+
+    result = subprocess.run(
+        [sys.executable, str(script), "upgrade", "--root", str(host)],
+        capture_output=True, text=True, env=env, cwd=host,
+    )  # fmt: skip
+
+    assert result.returncode == 2, result.stdout + result.stderr  # upgrade: cannot start here
+    assert "Traceback" not in result.stderr
+    assert "cannot import copier_template_extensions" in result.stderr
+    for setup in (
+        "pipx inject copier copier-template-extensions",
+        "uv tool install copier --with copier-template-extensions",
+        "pip install copier copier-template-extensions",
+    ):
+        assert setup in result.stderr
+    assert git(host, "status", "--porcelain") == ""
+
+    if _lacks(SYSTEM_PYTHON, "copier"):  # no copier at all: the same commands
+        bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+        missing = subprocess.run(
+            [str(SYSTEM_PYTHON), str(script), "upgrade", "--root", str(host)],
+            capture_output=True, text=True, env=bare, cwd=host,
+        )  # fmt: skip
+        assert missing.returncode == 2 and "Traceback" not in missing.stderr
+        assert "copier not found" in missing.stderr
+        assert "pipx inject copier copier-template-extensions" in missing.stderr

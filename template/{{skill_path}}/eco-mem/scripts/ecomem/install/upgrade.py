@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from .. import protocol
+from .copier_setup import copier_command, install_hint, missing_extension
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
@@ -38,15 +39,6 @@ class Refused(Exception):
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
-
-
-def copier_command() -> list[str] | None:
-    """How to call copier here: on PATH, else as a module of this Python."""
-    found = shutil.which("copier")
-    if found:
-        return [found]
-    probe = subprocess.run([sys.executable, "-c", "import copier"], capture_output=True)
-    return [sys.executable, "-m", "copier"] if probe.returncode == 0 else None
 
 
 def read_answers(path: Path) -> dict[str, str]:
@@ -276,7 +268,12 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
         raise Refused(f"{protocol.ANSWERS_FILE} not found under {root}; is eco-mem installed here?")
     copier = copier_command()
     if copier is None:
-        raise Refused("copier not found; install it (pipx install copier, or pip install copier)")
+        raise Refused(f"copier not found; install it with its extension: {install_hint()}")
+    if missing_extension(copier):
+        raise Refused(
+            f"{copier[0]} cannot import copier_template_extensions, which this template"
+            f" loads; add it beside copier: {install_hint()}"
+        )
     if _git(root, "status", "--porcelain").stdout.strip():
         raise Refused(
             "refusing to start: the working tree has uncommitted changes; commit or stash them first"
