@@ -1,17 +1,23 @@
-"""`find`: search the catalogs, the INDEX-first read. Entry files are never opened.
+"""`find`: search the catalogs, the INDEX-first read, and rank by what entries say too.
 
-Only the four INDEX.md files are read, so a poisoned entry cannot reach the reader
-through a search, and a search costs four small reads however big the store grows.
+A row matches a word when the row holds it, or the entry file behind the row does (a
+fact's scope and body), by substring or by word stem: `translations` finds "translated".
+Only catalog rows are ever printed, so a poisoned entry cannot reach the reader through a
+search. Entries are read only as regular files inside their drawer (never a link, a FIFO
+or a row leading out), a few KiB each, and without moving their access time: the
+experiment kit judges which entries an agent opened by atime.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
+import stat
 from pathlib import Path
 
 from .. import protocol
-from ..paths import escapes
+from ..paths import escapes, inside
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.load import INDEX
 from ..store.rows import cell
@@ -57,6 +63,77 @@ STOPWORDS = frozenset(
 )
 
 
+# Suffixes stripped to reach a word's stem, longest first: cheap, and enough for the
+# plurals and verb forms agents type ("translations" vs "translated", "caching" vs "cached").
+SUFFIXES = (
+    "ations",
+    "ation",
+    "ings",
+    "ions",
+    "ing",
+    "ion",
+    "ers",
+    "ies",
+    "er",
+    "es",
+    "ed",
+    "ly",
+    "s",
+)
+ENTRY_BYTES = 8192  # an entry at its line cap fits; more is never needed to rank
+
+
+def stem(word: str) -> str:
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # logging -> logg -> log, tagged -> tagg -> tag
+    return word
+
+
+def stems(text: str) -> set[str]:
+    return {stem(word) for word in WORD.findall(text)}
+
+
+def matches(term: str, text: str, text_stems: set[str]) -> bool:
+    """A substring (deploy finds deploys) or the same stem (translations finds translated)."""
+    return term in text or stem(term) in text_stems
+
+
+def entry_text(path: Path) -> str:
+    """What an entry says, lowercased, or "" when it is not a plain file to read.
+
+    lstat first: a symlink, FIFO or device is never opened. O_NOATIME keeps the access
+    time (the experiment kit's witness of what an agent read); where the kernel refuses
+    it (not the file's owner) or lacks it, the old access time is put back.
+    """
+    try:
+        before = os.lstat(path)
+    except OSError:
+        return ""
+    if not stat.S_ISREG(before.st_mode):
+        return ""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    noatime = getattr(os, "O_NOATIME", 0)
+    try:
+        try:
+            handle = os.open(path, flags | noatime)
+            restore = not noatime
+        except PermissionError:
+            handle, restore = os.open(path, flags), True
+        try:
+            data = os.read(handle, ENTRY_BYTES)
+        finally:
+            os.close(handle)
+        if restore:
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns), follow_symlinks=False)
+    except OSError:
+        return ""
+    return data.decode("utf-8", "replace").lower()
+
+
 def query_terms(words: list[str]) -> list[str]:
     found = WORD.findall(" ".join(words).lower())
     useful = [word for word in found if word not in STOPWORDS]
@@ -83,7 +160,7 @@ def search(
 ) -> tuple[list[Match], list[str], int]:
     """Matching rows, best first; the problems met; how many INDEX files could be read."""
     terms = query_terms(words)
-    matches, problems, read = [], [], 0
+    matches_found, problems, read = [], [], 0
     for order, drawer in enumerate(drawers):
         relpath = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
         if not (root / relpath).is_file():  # missing, or a FIFO that would block a read
@@ -95,6 +172,8 @@ def search(
             continue
         read += 1
         catalog = parse_catalog(lines)
+        # Entries are read only from a drawer that is really inside the repository.
+        readable = inside(root / protocol.MEMORY_DIR / drawer, root)
         for row in catalog.rows:
             if len(row.cells) != len(catalog.columns):
                 continue
@@ -104,13 +183,30 @@ def search(
                 problems.append(f"{relpath}:{row.line}: row points outside memory; run verify")
                 continue
             text = " ".join(row.cells).lower()
-            hits = [term for term in terms if term in text]  # substrings: deploy finds deploys
-            if terms and not hits:
+            text_stems = stems(text)
+            in_row = [term for term in terms if matches(term, text, text_stems)]
+            in_entry = []
+            entry_path = path.startswith(f"{protocol.MEMORY_DIR}/{drawer}/")
+            if readable and entry_path and len(in_row) < len(terms):
+                entry = entry_text(root / path)
+                entry_stems = stems(entry)
+                in_entry = [
+                    term
+                    for term in terms
+                    if term not in in_row and matches(term, entry, entry_stems)
+                ]
+            if terms and not in_row and not in_entry:
                 continue
             whole = set(WORD.findall(text))
-            rank = (-len(hits), -sum(term in whole for term in hits), order, row.line)
-            matches.append(Match(drawer, row.line, path, cells, rank))
-    return sorted(matches, key=lambda match: match.rank), problems, read
+            rank = (
+                -(len(in_row) + len(in_entry)),  # the most query words first,
+                -len(in_row),  # then words the row itself holds,
+                -sum(term in whole for term in in_row),  # as whole words,
+                order,
+                row.line,
+            )
+            matches_found.append(Match(drawer, row.line, path, cells, rank))
+    return sorted(matches_found, key=lambda match: match.rank), problems, read
 
 
 def _path(drawer: str, cells: dict) -> str | None:
