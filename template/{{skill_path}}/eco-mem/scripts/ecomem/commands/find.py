@@ -64,7 +64,8 @@ STOPWORDS = frozenset(
 
 
 # Suffixes stripped to reach a word's stem, longest first: cheap, and enough for the
-# plurals and verb forms agents type ("translations" vs "translated", "caching" vs "cached").
+# plurals and verb forms agents type ("translations" and "translated" both give "translat",
+# "caching", "cached" and "cache" give "cach").
 SUFFIXES = (
     "ations",
     "ation",
