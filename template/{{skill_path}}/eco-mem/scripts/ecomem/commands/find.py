@@ -66,21 +66,9 @@ STOPWORDS = frozenset(
 # Suffixes stripped to reach a word's stem, longest first: cheap, and enough for the
 # plurals and verb forms agents type ("translations" and "translated" both give "translat",
 # "caching", "cached" and "cache" give "cach").
-SUFFIXES = (
-    "ations",
-    "ation",
-    "ings",
-    "ions",
-    "ing",
-    "ion",
-    "ers",
-    "ies",
-    "er",
-    "es",
-    "ed",
-    "ly",
-    "s",
-)
+# fmt: off
+SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
+# fmt: on
 ENTRY_BYTES = 8192  # an entry at its line cap fits; more is never needed to rank
 
 
