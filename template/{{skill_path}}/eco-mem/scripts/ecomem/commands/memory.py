@@ -47,8 +47,10 @@ def add_parsers(commands, rooted: argparse.ArgumentParser) -> None:
     find = command(
         "find",
         "Print the catalog rows that match TEXT, best first, each with the path to open if\n"
-        "the row is not enough. Only the four INDEX.md files are read. No TEXT lists rows.\n"
-        "An empty result means nothing is remembered about it: do not browse the drawers.",
+        "the row is not enough. A word matches a row, or the entry behind it, by substring\n"
+        "or stem (translations finds translated); only rows are printed. No TEXT lists rows.\n"
+        "A miss may be other words: read the four INDEX.md files before concluding nothing\n"
+        "is remembered; do not browse the drawers.",
         "exit codes: 0 done (also when nothing matches), 2 usage or I/O error",
     )
     find.add_argument("text", nargs="*", metavar="TEXT", help="words to look for")
@@ -312,7 +314,11 @@ def _find(root: Path, args: argparse.Namespace) -> int:
         for match in shown:
             print(match.as_text())
         if not matches:
-            print("no matching row: nothing is remembered about that", file=sys.stderr)
+            print(
+                "no matching row for those words; before concluding nothing is remembered,"
+                f" read the four INDEX files ({protocol.MEMORY_DIR}/*/INDEX.md)",
+                file=sys.stderr,
+            )
         elif len(shown) < len(matches):
             print(f"{len(shown)} of {len(matches)} rows; --all shows every one", file=sys.stderr)
     return 0 if read else 2
