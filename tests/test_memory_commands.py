@@ -311,7 +311,9 @@ def test_find_filters_by_drawer_and_shows_a_pointer_as_the_path(host: Path) -> N
     ]
 
 
-def test_find_never_opens_an_entry_file(host: Path, tmp_path: Path) -> None:
+def test_find_opens_only_indexes_and_plain_entries_inside_drawers(
+    host: Path, tmp_path: Path
+) -> None:
     # A FIFO named like an entry: opening it to read would block forever.
     os.mkfifo(host / SEMANTIC / "trap.md")
     os.mkfifo(tmp_path / "outside.md")  # and one a row climbs out of the drawer to reach
@@ -351,7 +353,10 @@ def test_find_never_opens_an_entry_file(host: Path, tmp_path: Path) -> None:
     assert "row points outside memory" in result.stderr
     memory = str((host / MEMORY).resolve()) + os.sep
     opened = {line for line in log.read_text().splitlines() if line.startswith(memory)}
-    assert opened == {f"{memory}{drawer}/INDEX.md" for drawer in DRAWERS}
+    # Entries are read to rank (test_edges.py), but never the FIFO nor a file out of memory.
+    entries = {f"{memory}semantic/f{n}.md" for n in range(3)}
+    assert opened == {f"{memory}{drawer}/INDEX.md" for drawer in DRAWERS} | entries
+    assert not [line for line in log.read_text().splitlines() if "outside.md" in line]
 
 
 # -- revise and confirm ------------------------------------------------------------
