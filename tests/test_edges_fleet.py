@@ -4,12 +4,17 @@ repository the summary lists. Real bare origins, real all-repos, no network."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.fleet import clone_all, heads, make_origin, read_report, run_module, two_releases
-from tests.fleet import write_config
+from tests.fleet import (
+    clone_all,
+    heads,
+    make_origin,
+    read_report,
+    run_module,
+    two_releases,
+    write_config,
+)
 from tests.helpers import build_files, copy_template
 
 
