@@ -64,8 +64,8 @@ STOPWORDS = frozenset(
 
 
 # Suffixes stripped to reach a word's stem, longest first: cheap, and enough for the
-# plurals and verb forms agents type ("translations" and "translated" both give "translat",
-# "caching", "cached" and "cache" give "cach").
+# plurals and verb forms agents type ("translations" and "translated" both give "transl",
+# "caching", "cached" and "cache" give "cach", "configuration" and "configure" "configur").
 # fmt: off
 SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
 # fmt: on
@@ -79,6 +79,8 @@ def stem(word: str) -> str:
             break
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]  # logging -> logg -> log, tagged -> tagg -> tag
+    if word.endswith("at") and len(word) >= 7:
+        word = word[:-2]  # configuration, configure, configuring -> configur
     return word
 
 
