@@ -249,7 +249,7 @@ def test_pathological_lines_are_scanned_to_the_end(personal_data, line):
 
 
 def test_verify_runs_the_personal_data_rules(ecomem):
-    import ecomem.rules.personal_data
     import ecomem.commands.verify
+    import ecomem.rules.personal_data
 
     assert ecomem.rules.personal_data.scan in ecomem.commands.verify.CONTENT_RULES

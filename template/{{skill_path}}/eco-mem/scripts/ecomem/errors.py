@@ -21,10 +21,17 @@ class UsageError(CommandError):
 
 
 class Refused(CommandError):
-    """A rule says no and nothing was written (exit 1). Each finding prints on its own line."""
+    """A rule or a check says no and nothing was written (exit 1).
+
+    Given findings, each prints on its own line with its rule id; given a message,
+    that one line prints."""
 
     exit_code = EXIT_FINDINGS
 
-    def __init__(self, findings: list) -> None:
-        super().__init__(findings[0].message if findings else "refused")
-        self.findings = findings
+    def __init__(self, why) -> None:
+        self.findings = [] if isinstance(why, str) else list(why)
+        super().__init__(why if isinstance(why, str) else self._first(self.findings))
+
+    @staticmethod
+    def _first(findings: list) -> str:
+        return findings[0].message if findings else "refused"

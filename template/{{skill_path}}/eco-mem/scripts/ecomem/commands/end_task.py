@@ -15,7 +15,13 @@ from ..store.rows import remove_row
 from ..write import gate
 from ..write.writer import UsageError
 from . import new
+from .memory import EPISODE_OPTIONS, EXITS, FACT_OPTIONS, refuse_options
 
+# Options only the other kind of promotion takes (--title is shared).
+OTHER_OPTIONS = {
+    "semantic": (*(name for name in FACT_OPTIONS if name != "title"), "body"),
+    "episodic": tuple(name for name in EPISODE_OPTIONS if name != "title"),
+}
 PROMOTION_OPTIONS = {
     "semantic": ("title", "source", "scope", "expires"),
     "episodic": ("title", "context", "action", "result", "lesson"),
@@ -33,10 +39,14 @@ def end_task(args: Namespace, body: str | None, store: Store, today: date) -> li
         ]
         if missing:
             raise UsageError(f"--promote-to {args.promote_to} needs {', '.join(missing)}")
+        other = "episodic" if args.promote_to == "semantic" else "semantic"
+        refuse_options(args, OTHER_OPTIONS[other], f"to --promote-to {args.promote_to}")
         if args.promote_to == "semantic":
             changes.append(new.semantic(args, body or "", store, today))
         else:
             changes.append(new.episodic(args, store, today))
+    else:
+        refuse_options(args, (*FACT_OPTIONS, *EPISODE_OPTIONS, "body"), "without --promote-to")
     desk = gate.Change("working")
     desk.files[hit.file] = None
     desk.index_lines = remove_row(hit.drawer.index_lines, hit.row)
@@ -50,3 +60,56 @@ def desk_text(store: Store, slug: str) -> tuple[str, str]:
     entry = hit.drawer.entries.get(hit.file)
     text = "\n".join(entry.lines) + "\n" if entry and entry.lines is not None else ""
     return f"{hit.drawer.relpath}/{hit.file}", text
+
+
+# -- the command -------------------------------------------------------------------
+
+HELP = "print a desk, promote what lasts, clear the desk"
+DESCRIPTION = """\
+Print the desk, then delete it and its row. --promote-to adds one fact or episode
+(the options of `new semantic` or `new episodic`) in the same write; if the
+promotion is refused, the desk stays. Nothing is asked interactively.
+"""
+EPILOG = EXITS
+
+
+def add_arguments(parser) -> None:
+    from .memory import episode_options, fact_options
+
+    parser.add_argument("slug", metavar="SLUG", help="the desk")
+    parser.add_argument("--promote-to", choices=("semantic", "episodic"))
+    fact_options(parser, required=False)
+    episode_options(parser, required=False, title=False)
+    parser.add_argument("--json", action="store_true", help="print the desk and paths as JSON")
+
+
+def run(root, args) -> int:
+    import sys
+
+    from ..write import writer
+    from .memory import nonempty_body
+
+    body = nonempty_body(args.body) if args.promote_to == "semantic" else None
+    result: dict = {}
+
+    def build(store, today):
+        result["desk"], result["text"] = desk_text(store, args.slug)
+        changes = end_task(args, body, store, today)
+        result["promoted"] = [
+            f"{store.relpath}/{change.drawer}/{name}"
+            for change in changes[:-1]
+            for name in change.files
+        ]
+        return changes, result
+
+    writer.write(root, build)
+    if args.json:
+        import json
+
+        print(json.dumps({"version": 1, **result}, indent=2))
+        return 0
+    sys.stdout.write(result["text"])
+    for path in result["promoted"]:
+        print(f"promoted: {path}", file=sys.stderr)
+    print(f"cleared: {result['desk']} and its row", file=sys.stderr)
+    return 0

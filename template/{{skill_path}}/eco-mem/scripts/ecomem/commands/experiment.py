@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..errors import UsageError
 from ..experiment.key import KINDS
 
 EXIT_OK, EXIT_FAIL, EXIT_UNDECIDED = 0, 1, 2
@@ -44,20 +45,23 @@ transcript format, DIR is not an experiment clone) or usage error.
 """
 
 
-def add_parser(commands, rooted: argparse.ArgumentParser) -> None:
-    experiment = commands.add_parser(
-        "experiment",
-        help="plant and score the three memory experiments against your agent",
-        description="Run the recall, laundering and injection experiments against an agent.",
-    )
+HELP = "plant and score the three memory experiments against your agent"
+DESCRIPTION = "Run the recall, laundering and injection experiments against an agent.\n"
+EPILOG = "exit codes: see `experiment plant --help` and `experiment score --help`"
+ROOTED = False  # plant acts on this repository; score only on the clone it is given
+
+
+def add_arguments(experiment: argparse.ArgumentParser) -> None:
+    from . import add_root
+
     actions = experiment.add_subparsers(dest="action", metavar="ACTION", required=True)
     plant = actions.add_parser(
         "plant",
-        parents=[rooted],
         help="clone HEAD into DIR and plant one experiment",
         description=PLANT_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_root(plant)
     plant.add_argument("kind", choices=KINDS)
     plant.add_argument("--into", required=True, metavar="DIR", help="new or empty folder")
     plant.add_argument("--json", action="store_true", help="print prompt, relevant and acts")
@@ -89,23 +93,13 @@ def run(root: Path, args: argparse.Namespace) -> int:
 def _plant(root: Path, args: argparse.Namespace) -> int:
     try:
         from ..experiment import plant as experiment_plant
-    except ImportError:  # an experiment clone has no fixtures; see experiment_plant
-        print(
-            "eco_mem.py experiment plant: this is an experiment clone; plant from the"
-            " repository it was cloned from",
-            file=sys.stderr,
-        )
-        return 2
+    except ImportError:  # an experiment clone has no fixtures; see experiment/plant.py
+        raise UsageError(
+            "this is an experiment clone; plant from the repository it was cloned from"
+        ) from None
 
     into = Path(args.into)
-    try:
-        key = experiment_plant.plant(root, args.kind, into)
-    except experiment_plant.Refused as refusal:
-        print(f"eco_mem.py experiment plant: {refusal}", file=sys.stderr)
-        return EXIT_FAIL
-    except OSError as error:
-        print(f"eco_mem.py experiment plant: {error}", file=sys.stderr)
-        return 2
+    key = experiment_plant.plant(root, args.kind, into)
     if args.json:
         print(json.dumps({k: key[k] for k in ("prompt", "relevant", "acts")}, indent=2))
     else:

@@ -211,3 +211,61 @@ def _path(drawer: str, cells: dict) -> str | None:
         return f"{protocol.MEMORY_DIR}/{drawer}/{file}"
     pointer = cell_path(cells.get("points to", "")) or NO_FILE
     return None if escapes(pointer) else pointer
+
+
+# -- the command -------------------------------------------------------------------
+
+HELP = "search the catalog rows (entries only rank them; only rows are printed)"
+DESCRIPTION = """\
+Print the catalog rows that match TEXT, best first, each with the path to open if
+the row is not enough. A word matches a row, or the entry behind it, by substring
+or stem (translations finds translated); only rows are printed. No TEXT lists rows.
+A miss may be other words: read the four INDEX.md files before concluding nothing
+is remembered; do not browse the drawers.
+"""
+EPILOG = "exit codes: 0 done (also when nothing matches), 2 usage or I/O error"
+
+
+def add_arguments(parser) -> None:
+    from .memory import MAX_ROWS
+
+    parser.add_argument("text", nargs="*", metavar="TEXT", help="words to look for")
+    parser.add_argument("--drawer", choices=protocol.DRAWERS, help="search one drawer only")
+    parser.add_argument("--all", action="store_true", help=f"every match, not the best {MAX_ROWS}")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+
+
+def run(root: Path, args) -> int:
+    import sys
+
+    from ..write.writer import finish_interrupted
+    from .memory import MAX_ROWS
+
+    finish_interrupted(root)
+    drawers = (args.drawer,) if args.drawer else protocol.DRAWERS
+    matches, problems, read = search(root, args.text, drawers)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    shown = matches if args.all else matches[:MAX_ROWS]
+    if args.json:
+        import json  # only --json pays for it
+
+        report = {
+            "version": 1,
+            "query": args.text,
+            "matches": len(matches),
+            "rows": [match.as_dict() for match in shown],
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        for match in shown:
+            print(match.as_text())
+        if not matches:
+            print(
+                "no matching row for those words; before concluding nothing is remembered,"
+                f" read the four INDEX files ({protocol.MEMORY_DIR}/*/INDEX.md)",
+                file=sys.stderr,
+            )
+        elif len(shown) < len(matches):
+            print(f"{len(shown)} of {len(matches)} rows; --all shows every one", file=sys.stderr)
+    return 0 if read else 2

@@ -16,6 +16,7 @@ from ..store.load import Store
 from ..store.rows import remove_row
 from ..write import gate
 from ..write.writer import Refused
+from .memory import EXITS
 
 REASONS = ("obsolete", "secret", "injection")
 EPISODE_REASONS = ("secret", "injection")
@@ -57,3 +58,49 @@ def committed_in(root, relpath: str) -> str | None:
     if result.returncode != 0:
         return None
     return result.stdout.strip() or None
+
+
+# -- the command -------------------------------------------------------------------
+
+HELP = "remove an entry and its row"
+DESCRIPTION = """\
+Remove an entry file and its row together. Episodes leave only for a leaked
+secret or injected instructions. A committed secret stays in git history:
+rotate it, then purge history (docs/memory-commands.md in the eco-mem
+template repository).
+"""
+EPILOG = EXITS
+
+
+def add_arguments(parser) -> None:
+    from .. import protocol
+
+    parser.add_argument("slug", metavar="SLUG")
+    parser.add_argument(
+        "--reason",
+        choices=REASONS,
+        default="obsolete",
+        help="default obsolete; an episode needs secret or injection",
+    )
+    parser.add_argument("--drawer", choices=protocol.DRAWERS, help="when SLUG is ambiguous")
+
+
+def run(root, args) -> int:
+    import sys
+
+    from .memory import written
+
+    touched = written(
+        root, f"forgot ({args.reason})", lambda store, today: [forget(args, store, today)]
+    )
+    if args.reason in EPISODE_REASONS:
+        for path in touched[:-1]:
+            commit = committed_in(root, path)
+            if commit:
+                print(
+                    f"{path} is still in git history (last in {commit}): for a secret, rotate it"
+                    " first, then purge history (docs/memory-commands.md in the eco-mem"
+                    " template repository)",
+                    file=sys.stderr,
+                )
+    return 0

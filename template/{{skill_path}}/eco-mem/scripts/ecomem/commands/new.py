@@ -20,6 +20,7 @@ from ..store.load import Store
 from ..store.rows import add_row
 from ..write import gate
 from ..write.writer import Refused, UsageError
+from .memory import EXITS
 
 
 def one_line(option: str, value: str) -> str:
@@ -165,3 +166,83 @@ def working(args: Namespace, store: Store, today: date) -> gate.Change:
     drawer = _room(store, "working", slug, file, today)
     goal = one_line("--goal", args.goal) if args.goal else ""
     return _change(drawer, file, shapes.desk(title, goal), [slug, goal or title, file])
+
+
+# -- the command -------------------------------------------------------------------
+
+HELP = "add an entry and its row"
+DESCRIPTION = """\
+Add an entry file and its catalog row in one step. The content is checked by
+verify's rules first; a refusal names the rule and writes nothing.
+"""
+EPILOG = EXITS
+ROOTED = False  # each drawer is a sub-command and takes --root itself
+
+
+def add_arguments(parser) -> None:
+    from argparse import RawDescriptionHelpFormatter as RAW
+
+    from . import add_root
+    from .memory import episode_options, fact_options
+
+    kinds = parser.add_subparsers(dest="kind", metavar="DRAWER", required=True)
+
+    def kind(name: str, help: str, description: str):
+        sub = kinds.add_parser(
+            name, help=help, description=description, epilog=EXITS, formatter_class=RAW
+        )
+        add_root(sub)
+        return sub
+
+    fact_options(
+        kind(
+            "semantic",
+            "one fact",
+            "A fact, one per file, named after its title (ASCII kebab case).\n"
+            "The body is --body TEXT, or stdin when --body is left out or is '-'.",
+        ),
+        required=True,
+    )
+    episode_options(
+        kind(
+            "episodic",
+            "one event, with its lesson",
+            "An event in YYYY-MM-DD-slug.md. No lesson, no entry.",
+        ),
+        required=True,
+    )
+    pro = kind(
+        "procedural",
+        "a pointer to a skill, workflow or test, or a staged checklist",
+        "A row pointing at a file that exists in the repository, or a short\n"
+        "checklist (copied from --checklist-file) staged until it becomes a real skill.",
+    )
+    pro.add_argument("--name", required=True, help="what the method does, a few words")
+    pro.add_argument("--use-when", required=True, help="when to reach for it")
+    target = pro.add_mutually_exclusive_group(required=True)
+    target.add_argument("--points-to", metavar="PATH", help="repository-relative path")
+    target.add_argument(
+        "--checklist-file",
+        metavar="FILE",
+        help="checklist file inside the repository, or - for stdin",
+    )
+    desk = kind(
+        "working",
+        "a desk for a task that spans sessions",
+        f"A desk (gitignored), at most {protocol.CAPS['desks']} at a time.",
+    )
+    desk.add_argument("--title", required=True, help="the task in a few words")
+    desk.add_argument("--goal", help="what done looks like, one line")
+
+
+def run(root: Path, args) -> int:
+    from .memory import nonempty_body, written
+
+    if args.kind == "semantic":
+        body = nonempty_body(args.body)
+        build = lambda store, today: [semantic(args, body, store, today)]  # noqa: E731
+    else:
+        builder = globals()[args.kind]
+        build = lambda store, today: [builder(args, store, today)]  # noqa: E731
+    written(root, "added", build)
+    return 0

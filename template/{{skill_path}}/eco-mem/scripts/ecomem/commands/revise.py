@@ -17,10 +17,13 @@ from ..store.load import Store
 from ..store.rows import replace_row
 from ..write import gate
 from ..write.writer import Refused, UsageError
+from .memory import EXITS, refuse_options
 from .new import one_line, read_checklist, repo_path, slug_of
 
 SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body")
 PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body")
+ONLY_SEMANTIC = tuple(name for name in SEMANTIC_OPTIONS if name not in PROCEDURAL_OPTIONS)
+ONLY_PROCEDURAL = tuple(name for name in PROCEDURAL_OPTIONS if name not in SEMANTIC_OPTIONS)
 
 
 def _refuse(hit: Hit, rule: str, message: str) -> Refused:
@@ -43,7 +46,9 @@ def revise(args: Namespace, body: str | None, store: Store, today: date) -> gate
     if hit.drawer.name == "working":
         raise UsageError("a desk is yours to edit directly; revise is for semantic and procedural")
     if hit.drawer.name == "semantic":
+        refuse_options(args, ONLY_PROCEDURAL, f"to a fact ({hit.name} is semantic)")
         return _revise_fact(hit, args, body, today)
+    refuse_options(args, ONLY_SEMANTIC, f"to a procedure ({hit.name} is procedural)")
     return _revise_procedure(hit, args, body, store)
 
 
@@ -127,3 +132,46 @@ def confirm(args: Namespace, store: Store, today: date) -> gate.Change:
     hit = pick(store, args.slug, "semantic")
     fields = {"as_of": today.isoformat(), "source": "user-confirmed"}
     return change_fact(hit, _entry_lines(hit), None, fields, None)
+
+
+# -- the command -------------------------------------------------------------------
+
+HELP = "change a fact or a procedure in place"
+EPILOG = EXITS
+DESCRIPTION = """\
+Change a semantic fact (as_of moves to today unless --as-of) or a procedural row,
+in its own file and row. Episodes are refused: record a new one. A user-confirmed
+fact needs --source: verified (code evidence) or derived (then confirm --by-user).
+On a staged checklist, --points-to alone graduates it: the row points there and
+the checklist file goes. Options of the other drawer are refused, never dropped.
+"""
+
+
+def add_arguments(parser) -> None:
+    from .. import protocol
+
+    parser.add_argument("slug", metavar="SLUG", help="slug, name or file name of the entry")
+    parser.add_argument(
+        "--drawer", choices=("semantic", "procedural"), help="when SLUG is ambiguous"
+    )
+    parser.add_argument("--title", help="semantic: the fact's new title and one-liner")
+    parser.add_argument(
+        "--source", choices=protocol.SEMANTIC_SOURCES, help="semantic: new provenance"
+    )
+    parser.add_argument("--scope", help="semantic")
+    parser.add_argument("--expires", metavar="YYYY-MM-DD|never", help="semantic")
+    parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="semantic (default: today)")
+    parser.add_argument("--use-when", help="procedural")
+    parser.add_argument("--points-to", metavar="PATH", help="procedural")
+    parser.add_argument(
+        "--checklist-file", metavar="FILE", help="procedural: new checklist (in the repo, or -)"
+    )
+    parser.add_argument("--body", help="new body; '-' reads stdin")
+
+
+def run(root, args) -> int:
+    from .memory import read_body, written
+
+    body = read_body(args.body) if args.body is not None else None
+    written(root, "revised", lambda store, today: [revise(args, body, store, today)])
+    return 0

@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 
 from .. import protocol
+from ..errors import UsageError
 from ..experiment import key as experiment_key
 from ..findings import ERROR, WARNING, Finding
 from ..install import track as tracking
@@ -20,6 +21,43 @@ from ..rules.procedural import check_pointers
 from ..rules.semantic import check_semantic
 from ..store.dates import parse_iso
 from ..store.load import Store, load_store
+
+HELP = "check the memory store"
+DESCRIPTION = """\
+Check the eco-mem store: structure, catalog rows against files, caps,
+semantic provenance, episode lessons, procedural pointers, and the write
+gate's mechanical rules (secret-shaped values, card numbers, IBANs and SSNs,
+chat transcripts, text that tries to instruct the agent). Nothing outside the
+memory folder is read.
+"""
+EPILOG = """\
+exit codes:
+  0  no errors (warnings may be printed; --strict makes them count)
+  1  at least one finding that counts
+  2  usage or I/O error
+
+--json prints one object:
+  {"version": 1, "root": str, "memory": str, "ok": bool,
+   "counts": {"error": int, "warning": int},
+   "findings": [{"path": str, "line": int, "rule": str,
+                 "severity": "error"|"warning", "message": str}],
+   "notes": [str]}   # rules that could not run here, and why
+  line is 1-based, 0 when the finding is about a whole file.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print findings as JSON (schema below)")
+    parser.add_argument(
+        "--staged",
+        action="store_true",
+        help="also check what is staged in git: desk rows, rewritten episodes",
+    )
+    parser.add_argument("--strict", action="store_true", help="warnings count as findings too")
+    parser.add_argument(
+        "--today", metavar="YYYY-MM-DD", help="date to judge expiry by (default: today)"
+    )
+
 
 CONTENT_RULES = (secret_shapes.scan, personal_data.scan, transcripts.scan, injection.scan)
 
@@ -70,15 +108,10 @@ def run(root: Path, args: argparse.Namespace) -> int:
     if args.today:
         parsed = parse_iso(args.today)
         if parsed is None:
-            print(f"eco_mem.py verify: --today {args.today!r} is not YYYY-MM-DD", file=sys.stderr)
-            return 2
+            raise UsageError(f"--today {args.today!r} is not YYYY-MM-DD")
         today = parsed
     notes: list[str] = []
-    try:
-        findings = collect(root, today, staged=args.staged, notes=notes)
-    except OSError as error:
-        print(f"eco_mem.py verify: {error}", file=sys.stderr)
-        return 2
+    findings = collect(root, today, staged=args.staged, notes=notes)
     counts = {ERROR: 0, WARNING: 0}
     for finding in findings:
         counts[finding.severity] += 1

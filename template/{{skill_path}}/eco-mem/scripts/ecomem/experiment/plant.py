@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 
 from .. import protocol
+from ..errors import Refused
 from ..findings import ERROR
 from ..store.catalog import parse_catalog
 from . import atime as experiment_atime
@@ -31,10 +32,6 @@ IDENTITY = {
     "GIT_COMMITTER_EMAIL": "kit@eco-mem.invalid",
 }
 COMMIT_MESSAGE = "memory: facts and episodes from recent work"
-
-
-class Refused(Exception):
-    """The target or the source is not fit for an experiment; nothing was left behind."""
 
 
 def _git(cwd: Path, *args: str, env: dict | None = None) -> str:

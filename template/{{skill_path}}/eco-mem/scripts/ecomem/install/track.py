@@ -77,7 +77,7 @@ def paths_to_keep(root: Path) -> list[str]:
     nothing outside the memory folder).
     """
     keep = [protocol.ANSWERS_FILE]
-    for link in (CLAUDE_LINK, WORKFLOW):
+    for link in (CLAUDE_LINK, WORKFLOW, ".gitattributes"):
         if os.path.lexists(root / link):
             keep.append(link)
     skill = root / protocol.SKILL_DIR

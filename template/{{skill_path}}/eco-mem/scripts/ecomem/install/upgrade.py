@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from .. import protocol
+from ..errors import UsageError
 from .copier_setup import copier_command, install_hint, missing_extension
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
@@ -31,10 +32,6 @@ MARKERS = ("<<<<<<< ", ">>>>>>> ")
 REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
 SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
 TRACEBACK = "Traceback (most recent call last)"
-
-
-class Refused(Exception):
-    """A foreseeable reason not to upgrade; the message is the one line the user sees."""
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -172,19 +169,19 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
     """Record the template's new home in the answers file, committed so Copier sees a clean tree."""
     problem = source_problem(source, root)
     if problem:
-        raise Refused(f"--template {source} cannot be reached: {problem}")
+        raise UsageError(f"--template {source} cannot be reached: {problem}")
     if not REMOTE.match(source):
         source = location(source, root)
     text = answers_file.read_text(encoding="utf-8")
     new, count = re.subn(r"(?m)^_src_path:.*$", f"_src_path: {source}", text)
     if count != 1:
-        raise Refused(f"{protocol.ANSWERS_FILE} has no single `_src_path:` line to change")
+        raise UsageError(f"{protocol.ANSWERS_FILE} has no single `_src_path:` line to change")
     answers_file.write_text(new, encoding="utf-8")
     message = f"eco-mem: the template now lives at {source}"
     committed = _git(root, "commit", "-q", "-m", message, "--", protocol.ANSWERS_FILE)
     if committed.returncode != 0:
         answers_file.write_text(text, encoding="utf-8")
-        raise Refused(f"could not commit the new _src_path: {committed.stderr.strip()}")
+        raise UsageError(f"could not commit the new _src_path: {committed.stderr.strip()}")
     print(f"{protocol.ANSWERS_FILE}: _src_path is now {source} (committed)")
 
 
@@ -262,37 +259,39 @@ def ignored_install(root: Path) -> str:
 def preflight(root: Path, args) -> tuple[Path, list[str]]:
     """Check everything that can be checked before Copier runs; return answers file and copier."""
     if _git(root, "rev-parse", "--show-toplevel").returncode != 0:
-        raise Refused(f"{root} is not a git repository")
+        raise UsageError(f"{root} is not a git repository")
     answers_file = root / protocol.ANSWERS_FILE
     if not answers_file.is_file():
-        raise Refused(f"{protocol.ANSWERS_FILE} not found under {root}; is eco-mem installed here?")
+        raise UsageError(
+            f"{protocol.ANSWERS_FILE} not found under {root}; is eco-mem installed here?"
+        )
     copier = copier_command()
     if copier is None:
-        raise Refused(f"copier not found; install it with its extension: {install_hint()}")
+        raise UsageError(f"copier not found; install it with its extension: {install_hint()}")
     if missing_extension(copier):
-        raise Refused(
+        raise UsageError(
             f"{copier[0]} cannot import copier_template_extensions, which this template"
             f" loads; add it beside copier: {install_hint()}"
         )
     if _git(root, "status", "--porcelain").stdout.strip():
-        raise Refused(
+        raise UsageError(
             "refusing to start: the working tree has uncommitted changes; commit or stash them first"
         )
     hidden_problem = ignored_install(root)
     if hidden_problem:
-        raise Refused(hidden_problem)
+        raise UsageError(hidden_problem)
     if args.template:
         point_at_template(root, answers_file, args.template)
     source = read_answers(answers_file).get("_src_path", "")
     problem = source_problem(source, root)
     if problem:
-        raise Refused(
+        raise UsageError(
             f"_src_path in {protocol.ANSWERS_FILE} ({source}) cannot be reached: {problem}."
             " If the template moved, run: eco_mem.py upgrade --template NEW-URL-OR-PATH"
         )
     if args.vcs_ref and not ref_exists(source, root, args.vcs_ref):
         tags = ", ".join(newest_tags(source, root)) or "none"
-        raise Refused(f"--vcs-ref {args.vcs_ref} is not in {source} (newest tags: {tags})")
+        raise UsageError(f"--vcs-ref {args.vcs_ref} is not in {source} (newest tags: {tags})")
     return answers_file, copier
 
 
@@ -304,19 +303,14 @@ def restore_command(root: Path) -> int:
     copier = copier_command()
     answers_file = root / protocol.ANSWERS_FILE
     if copier is None or not answers_file.is_file():
-        print("eco_mem.py restore-indexes: needs copier and the answers file", file=sys.stderr)
-        return 2
+        raise UsageError("needs copier and the answers file")
     for path in restore_missing_indexes(root, copier, read_answers(answers_file)):
         print(f"restored {path} from the template")
     return 0
 
 
 def run(root: Path, args) -> int:
-    try:
-        answers_file, copier = preflight(root, args)
-    except Refused as why:
-        print(f"eco_mem.py upgrade: {why}", file=sys.stderr)
-        return 2
+    answers_file, copier = preflight(root, args)
     before = read_answers(answers_file).get("_commit", "?")
     command = [*copier, "update", "--trust", "-a", protocol.ANSWERS_FILE, *copier_arguments(args)]
     code, crash = run_copier(command, root)
@@ -344,9 +338,7 @@ def run(root: Path, args) -> int:
         print("Resolve them, run verify, then commit.", file=sys.stderr)
         return 1
     if code != 0:
-        reason = crash or f"exit {code}"
-        print(f"eco_mem.py upgrade: copier update failed: {reason}", file=sys.stderr)
-        return 2
+        raise UsageError(f"copier update failed: {crash or f'exit {code}'}")
     if not _git(root, "status", "--porcelain").stdout.strip():
         print(f"eco-mem is already at {after}; nothing changed")
     elif before == after:

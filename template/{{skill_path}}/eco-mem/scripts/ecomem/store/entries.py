@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from .. import protocol
+from ..errors import UsageError
 from ..findings import ERROR, Finding
 from .catalog import NO_FILE, Row, cell_path
 from .load import Drawer, Store
@@ -65,7 +66,6 @@ def catalog_problem(drawer: Drawer) -> Finding | None:
 
 def pick(store: Store, key: str, drawer: str | None) -> Hit:
     """The one entry `key` names, in `drawer` or in any drawer."""
-    from ..write.writer import UsageError  # writes imports the gate, which this module need not
 
     hits = locate(store, key, (drawer,) if drawer else protocol.DRAWERS)
     if not hits:

@@ -15,6 +15,8 @@ import os
 import shutil
 from pathlib import Path
 
+from ..errors import UsageError
+from ..paths import escapes
 from ..store.load import WORKING_PENDING as PENDING_NAME
 
 MANIFEST = "manifest.json"
@@ -96,7 +98,7 @@ def roll_back(memory: Path) -> bool:
     manifest_path = pending / MANIFEST
     undone = False
     if manifest_path.is_file():
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = _read_manifest(manifest_path)
         for number in reversed(range(len(manifest))):
             item = manifest[number]
             target = memory / item["path"]
@@ -109,6 +111,28 @@ def roll_back(memory: Path) -> bool:
         undone = True
     shutil.rmtree(pending)
     return undone
+
+
+def _read_manifest(path: Path) -> list[dict]:
+    """The list of files a stopped write touched, or a refusal to guess: undoing a write
+    from a damaged record could delete memory, so a person decides."""
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(manifest, list) and all(
+            isinstance(item, dict)
+            and isinstance(item.get("path"), str)
+            and not escapes(item["path"])
+            and isinstance(item.get("existed"), bool)
+            for item in manifest
+        ):
+            return manifest
+        why = "it does not list files inside the memory folder"
+    except (UnicodeDecodeError, ValueError) as error:
+        why = str(error)
+    raise UsageError(
+        f"{path} is damaged ({why}), so the write it records cannot be undone safely:"
+        f" check the memory files with `git status` and `git diff`, then delete {path.parent}"
+    )
 
 
 def _remove_temps(folder: Path) -> None:

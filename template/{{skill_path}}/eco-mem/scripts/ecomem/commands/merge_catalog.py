@@ -1,0 +1,78 @@
+"""`merge-catalog`: git's merge driver for the drawer INDEX.md files.
+
+Git runs it as `eco_mem.py merge-catalog %O %A %B %P` for every path the
+.gitattributes block names, and expects the merged text in %A (ours). The
+rules are in store/merge.py; docs/teamwork.md says how it is wired.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import UsageError
+
+HELP = "merge three versions of a drawer INDEX.md row by row (git's merge driver)"
+DESCRIPTION = """\
+Three-way merge of a drawer catalog, as a git merge driver: rows added on
+either side are kept, a row changed or deleted on one side takes that change,
+and the text above the table merges as plain text. A row changed differently
+on both sides (or deleted on one, changed on the other) stays in OURS with
+both versions between conflict markers. The result is written into OURS.
+Git runs it for you once the driver is configured (see docs/teamwork.md).
+"""
+EPILOG = """\
+exit codes: 0 merged cleanly, 1 conflicts left between markers in OURS,
+2 usage or I/O error (OURS untouched)
+"""
+LABELS = ("ours", "base", "theirs")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("base", metavar="BASE", help="the common ancestor's version (%%O)")
+    parser.add_argument("ours", metavar="OURS", help="our version; the result goes here (%%A)")
+    parser.add_argument("theirs", metavar="THEIRS", help="their version (%%B)")
+    parser.add_argument("path", nargs="?", metavar="PATH", help="the path in the repository (%%P)")
+
+
+def read_lines(data: bytes) -> tuple[list[str], str]:
+    """(lines without their ends, the newline the text uses)."""
+    text = data.decode("utf-8", "surrogateescape")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines], newline
+
+
+def encode(lines: list[str], newline: str) -> bytes:
+    return "".join(line + newline for line in lines).encode("utf-8", "surrogateescape")
+
+
+def merge_bytes(base: bytes, ours: bytes, theirs: bytes, labels=LABELS):
+    """(merged bytes, Result) for three versions of one INDEX.md."""
+    from ..store.merge import merge_file_text, merge_lines
+
+    base_lines, _ = read_lines(base)
+    ours_lines, newline = read_lines(ours)
+    theirs_lines, _ = read_lines(theirs)
+    result = merge_lines(base_lines, ours_lines, theirs_lines, labels, merge_file_text(labels))
+    return encode(result.lines, newline), result
+
+
+def run(root: Path, args: argparse.Namespace) -> int:
+    try:
+        given = [Path(name).read_bytes() for name in (args.base, args.ours, args.theirs)]
+    except OSError as error:
+        raise UsageError(f"cannot read {error.filename}: {error.strerror}") from None
+    merged, result = merge_bytes(*given)
+    Path(args.ours).write_bytes(merged)
+    if result.clean:
+        return 0
+    where = args.path or args.ours
+    for identity, _, _ in result.conflicts:
+        print(f"eco-mem: {where}: row {identity} changed on both sides", file=sys.stderr)
+    if result.text_conflicts:
+        print(f"eco-mem: {where}: the text above the table conflicts", file=sys.stderr)
+    return 1

@@ -1,0 +1,125 @@
+"""`resolve`: finish a merge, rebase, cherry-pick or stash pop that stopped on catalogs.
+
+Git stops on an INDEX.md conflict whenever the merge driver did not run: a
+fresh clone where no eco-mem command configured it, a tool that ignores
+drivers. The three versions are still in git's index as stages 1 (base),
+2 (ours) and 3 (theirs); this rebuilds each conflicted catalog from them with
+the merge-catalog rules and stages the result. A file that still needs a
+human keeps its conflict, with markers around the disputed rows only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import protocol
+from ..errors import UsageError
+from ..git import run_git
+from .merge_catalog import merge_bytes
+
+HELP = "finish a merge or rebase stopped on INDEX.md conflicts, row by row"
+DESCRIPTION = """\
+After `git merge`, `rebase`, `cherry-pick` or `stash pop` stopped on conflicts
+in the drawer INDEX.md files, rebuild each from git's three stages with the
+rules of merge-catalog, write it and `git add` it. Prints one line per file.
+Then finish as git says (`git commit`, `git rebase --continue`, ...).
+Whatever was hand-edited in a conflicted INDEX.md is replaced.
+"""
+EPILOG = """\
+exit codes: 0 every conflicted catalog resolved and staged, 1 a row needs a
+human (both versions printed; that file left conflicted, with markers),
+2 nothing to resolve, not a git repository, or git failed
+"""
+LABELS = ("ours", "base", "theirs")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+def catalog_paths() -> set[str]:
+    return {f"{protocol.MEMORY_DIR}/{drawer}/INDEX.md" for drawer in protocol.DRAWERS}
+
+
+def unmerged(root: Path) -> dict[str, dict[int, str]]:
+    """{path: {stage: blob id}} for every unmerged path."""
+    try:
+        code, output = run_git(root, "ls-files", "-u", "-z", "--full-name")
+    except OSError as error:
+        raise UsageError(f"git not found ({error})") from None
+    if code != 0:
+        raise UsageError(f"{root} is not inside a git work tree")
+    stages: dict[str, dict[int, str]] = {}
+    for record in output.decode("utf-8", "surrogateescape").split("\0"):
+        if not record:
+            continue
+        info, _, path = record.partition("\t")
+        _, blob, stage = info.split()
+        stages.setdefault(path, {})[int(stage)] = blob
+    return stages
+
+
+def blob(root: Path, blob_id: str) -> bytes:
+    code, data = run_git(root, "cat-file", "blob", blob_id)
+    if code != 0:
+        raise UsageError(f"git cannot read blob {blob_id}")
+    return data
+
+
+def top_level(root: Path) -> Path:
+    code, output = run_git(root, "rev-parse", "--show-toplevel")
+    if code != 0:
+        raise UsageError(f"{root} is not inside a git work tree")
+    return Path(output.decode("utf-8", "surrogateescape").strip())
+
+
+def run(root: Path, args: argparse.Namespace) -> int:
+    top = top_level(root)
+    stages = unmerged(top)
+    catalogs = sorted(path for path in stages if path in catalog_paths())
+    others = sorted(path for path in stages if path not in catalog_paths())
+    if not catalogs:
+        message = "no conflicted drawer INDEX.md to resolve"
+        if others:
+            message += f" ({len(others)} other conflicted file(s): those are yours to merge)"
+        raise UsageError(message)
+    needs_human = False
+    for path in catalogs:
+        versions = stages[path]
+        if 2 not in versions or 3 not in versions:
+            side = "ours" if 2 not in versions else "theirs"
+            print(f"{path}: deleted on {side}, changed on the other side; decide by hand")
+            needs_human = True
+            continue
+        base = blob(top, versions[1]) if 1 in versions else b""
+        merged, result = merge_bytes(base, blob(top, versions[2]), blob(top, versions[3]), LABELS)
+        (top / path).write_bytes(merged)
+        if result.clean:
+            code, _ = run_git(top, "add", "--", path)
+            if code != 0:
+                raise UsageError(f"git add {path} failed")
+            print(f"{path}: merged row by row and staged")
+            continue
+        needs_human = True
+        print(f"{path}: {_disputes(result)} need a human; the file keeps conflict markers")
+        for identity, ours, theirs in result.conflicts:
+            print(f"  {identity.partition(':')[2]}")
+            print(f"    ours:   {ours if ours is not None else '(deleted)'}")
+            print(f"    theirs: {theirs if theirs is not None else '(deleted)'}")
+    if others:
+        print(f"{len(others)} other conflicted file(s) left as they are: {', '.join(others)}")
+    if needs_human:
+        print("edit the marked rows, `git add` the file, then continue the merge", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _disputes(result) -> str:
+    parts = []
+    if result.conflicts:
+        parts.append(f"{len(result.conflicts)} row(s)")
+    if result.text_conflicts:
+        parts.append("the text above the table")
+    return " and ".join(parts)

@@ -1,0 +1,48 @@
+"""`upgrade`: `copier update` for eco-mem that cannot report success over a conflict."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "copier update with a conflict check"
+DESCRIPTION = """\
+Run `copier update --trust -a ANSWERS_FILE` for eco-mem, then check the
+result: unmerged paths, conflict markers and .rej files are listed with what
+to do, and the command exits 1. Deleted drawer INDEX files are restored and
+the AGENTS.md, CLAUDE.md and .gitignore blocks refreshed. Refuses to start on
+a dirty git tree, when the template cannot be reached, or when --vcs-ref
+names nothing. Without a terminal the recorded answers are used.
+Arguments after `--` go to copier unchanged.
+"""
+EPILOG = "exit codes: 0 updated cleanly, 1 conflicts to resolve, 2 refused or failed."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-r", "--vcs-ref", metavar="REF", help="template tag or commit (default: the newest tag)"
+    )
+    parser.add_argument(
+        "-l",
+        "--defaults",
+        action="store_true",
+        help="ask nothing: recorded answers, defaults for new questions (automatic without a terminal)",
+    )
+    parser.add_argument(
+        "-d", "--data", action="append", default=[], metavar="KEY=VALUE", help="answer a question"
+    )
+    parser.add_argument(
+        "--template",
+        metavar="SRC",
+        help="the template's new home (URL or path) when _src_path can no longer be reached;"
+        " recorded in the answers file and committed",
+    )
+    parser.add_argument(
+        "copier_args", nargs=argparse.REMAINDER, help="anything after -- goes to copier unchanged"
+    )
+
+
+def run(root: Path, args: argparse.Namespace) -> int:
+    from ..install import upgrade
+
+    return upgrade.run(root, args)

@@ -1,0 +1,147 @@
+"""Wire the catalog merge into git: a .gitattributes block and the clone's driver.
+
+Two halves, because git keeps them apart on purpose. The root .gitattributes
+(committed, shared) names the four drawer INDEX.md files with
+`merge=eco-mem-catalog`; what that driver runs lives in each clone's own
+.git/config, which no commit can set. A clone without the config merges those
+files exactly as before: git falls back to its text merge for a driver it does
+not know. `track` (run by copy, update and upgrade) writes both; every memory
+command checks the config by reading .git/config and writes it only when it is
+missing, so a fresh clone gets it the first time an agent uses memory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .. import protocol
+from .markers import remove_block, upsert_block
+
+ATTRIBUTES = ".gitattributes"
+MARKERS = ("# eco-mem:begin", "# eco-mem:end")
+BLOCK_NOTE = "# Written by eco_mem.py track: drawer catalogs merge row by row (docs/teamwork.md)."
+DRIVER = "eco-mem-catalog"
+DRIVER_NAME = "eco-mem catalog rows, merged row by row"
+INDEX = "INDEX.md"
+SECTION = re.compile(r'^\s*\[\s*merge\s+"eco-mem-catalog"\s*\]\s*$')
+SECTION_START = re.compile(r"^\s*\[")
+DRIVER_LINE = re.compile(r"^\s*driver\s*=\s*(.*?)\s*$")
+
+
+def _pattern(path: str) -> str:
+    """A .gitattributes pattern that matches exactly this repo-relative path."""
+    pattern = "/" + "".join("\\" + char if char in "*?[\\" else char for char in path)
+    if any(char.isspace() or char == '"' for char in pattern):
+        # Quoted C-style, the form git reads for patterns with spaces.
+        return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return pattern
+
+
+def block_lines(root: Path) -> list[str]:
+    """The block's lines: one per drawer catalog that exists, nothing when none does."""
+    lines = []
+    for drawer in protocol.DRAWERS:
+        path = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
+        if (root / path).is_file():
+            lines.append(f"{_pattern(path)} merge={DRIVER}")
+    return [BLOCK_NOTE, *lines] if lines else []
+
+
+def _read(path: Path) -> str | None:
+    if not path.exists():
+        return None
+    with path.open(encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+def write_attributes(root: Path) -> bool:
+    """Refresh the block in the root .gitattributes (host lines kept byte for byte).
+    Returns whether the file changed; a file left empty by removing the block goes."""
+    path = root / ATTRIBUTES
+    original = _read(path)
+    body = block_lines(root)
+    host = remove_block(original or "", ATTRIBUTES, MARKERS)
+    text: str | None = upsert_block(host, body, ATTRIBUTES, MARKERS) if body else host
+    if original is None and not text:
+        text = None
+    if text == original:
+        return False
+    if text:
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    else:
+        path.unlink()
+    return True
+
+
+def driver_command() -> str:
+    """What git runs, from the work tree's top folder: %O base, %A ours (the result), %B theirs."""
+    script = f"{protocol.SKILL_DIR}/scripts/eco_mem.py"
+    if any(char.isspace() or char in "'\"\\$`" for char in script):
+        script = "'" + script.replace("'", "'\\''") + "'"
+    return f"python3 {script} merge-catalog %O %A %B %P"
+
+
+def config_file(root: Path) -> Path | None:
+    """The config git reads for this work tree: .git/config, or for a linked worktree
+    (`.git` is a file naming its gitdir) the common dir's config. None outside git."""
+    dotgit = root / ".git"
+    if dotgit.is_dir():
+        return dotgit / "config"
+    try:
+        with dotgit.open(encoding="utf-8") as handle:
+            first = handle.readline().strip()
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    gitdir = Path(first[len("gitdir:") :].strip())
+    if not gitdir.is_absolute():
+        gitdir = root / gitdir
+    try:
+        with (gitdir / "commondir").open(encoding="utf-8") as handle:
+            common = Path(handle.read().strip())
+        gitdir = common if common.is_absolute() else gitdir / common
+    except OSError:
+        pass  # a submodule's gitdir: its own config
+    return gitdir / "config"
+
+
+def configured_driver(text: str) -> str | None:
+    """The `driver` value of [merge "eco-mem-catalog"] in a git config text, if any."""
+    inside, found = False, None
+    for line in text.splitlines():
+        if SECTION_START.match(line):
+            inside = bool(SECTION.match(line))
+            continue
+        match = DRIVER_LINE.match(line) if inside else None
+        if match:
+            value = match.group(1)
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            found = value
+    return found
+
+
+def ensure_driver(root: Path) -> bool:
+    """Set merge.eco-mem-catalog.driver (and .name) in the clone's config when it is
+    missing or stale. One file read when all is well; True if it wrote."""
+    config = config_file(root)
+    if config is None or not config.is_file():
+        return False
+    with config.open(encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    if configured_driver(text) == driver_command():
+        return False
+    import subprocess  # only on the first run in a clone
+
+    for key, value in (("name", DRIVER_NAME), ("driver", driver_command())):
+        done = subprocess.run(
+            ["git", "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value],
+            capture_output=True,
+        )
+        if done.returncode != 0:
+            raise OSError(f"git config failed: {done.stderr.decode(errors='replace').strip()}")
+    return True

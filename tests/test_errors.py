@@ -1,0 +1,145 @@
+"""One error boundary: every command ends in one line and a documented exit code.
+
+Each case here once ended in a traceback, or in exit 0 with an option dropped.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import MEMORY
+from tests.memory_helpers import SCRIPT, fact, mem, rows, snapshot
+
+PENDING = f"{MEMORY}/working/.eco-mem.pending"
+
+
+def one_line_failure(result: subprocess.CompletedProcess, code: int, command: str) -> str:
+    """The single line a failure prints, after checking it is the only thing printed."""
+    assert result.returncode == code, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"eco_mem.py {command}: "), lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "manifest", [b"{not json", b"\xff\xfe", b'[{"path": "../../x", "existed": false}]']
+)
+@pytest.mark.parametrize("command", [("find", "port"), ("new", "working", "--title", "Desk")])
+def test_a_damaged_write_journal_stops_every_command_with_one_line(
+    host: Path, manifest: bytes, command: tuple
+) -> None:
+    pending = host / PENDING
+    pending.mkdir()
+    (pending / "manifest.json").write_bytes(manifest)
+    before = snapshot(host)
+
+    result = mem(host, *command)
+
+    line = one_line_failure(result, 2, command[0])
+    assert "manifest.json is damaged" in line and "git status" in line
+    assert snapshot(host) == before  # nothing undone on a guess
+
+
+def test_a_body_on_stdin_that_is_not_utf8_is_refused_before_anything_is_written(
+    host: Path,
+) -> None:
+    before = snapshot(host)
+    command = [sys.executable, str(host / SCRIPT), "new", "semantic", "--title", "Latin one"]
+    command += ["--source", "verified", "--scope", "repo", "--expires", "never"]
+
+    result = subprocess.run(command, cwd=host, input=b"caf\xe9 au lait\n", capture_output=True)
+
+    result.stderr = result.stderr.decode()
+    line = one_line_failure(result, 2, "new")
+    assert "not UTF-8" in line
+    assert snapshot(host) == before
+
+
+def test_revise_refuses_an_option_of_the_other_drawer_and_writes_nothing(host: Path) -> None:
+    assert fact(host, "Tests run with pytest").returncode == 0
+    before = snapshot(host)
+
+    result = mem(
+        host, "revise", "tests-run-with-pytest", "--title", "Tests run with tox", "--use-when", "x"
+    )
+
+    line = one_line_failure(result, 2, "revise")
+    assert "--use-when does not apply to a fact" in line
+    assert snapshot(host) == before
+
+
+def test_revise_of_a_procedure_refuses_fact_options(host: Path) -> None:
+    added = mem(
+        host,
+        "new",
+        "procedural",
+        "--name",
+        "Release",
+        "--use-when",
+        "tagging",
+        "--points-to",
+        "AGENTS.md",
+    )
+    assert added.returncode == 0, added.stderr
+    before = snapshot(host)
+
+    result = mem(
+        host, "revise", "Release", "--use-when", "shipping", "--scope", "repo", "--expires", "never"
+    )
+
+    line = one_line_failure(result, 2, "revise")
+    assert "--scope, --expires do not apply to a procedure" in line
+    assert snapshot(host) == before
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (("--lesson", "l"), "--lesson does not apply without --promote-to"),
+        (
+            (
+                "--promote-to",
+                "semantic",
+                "--title",
+                "T",
+                "--source",
+                "verified",
+                "--scope",
+                "repo",
+                "--expires",
+                "never",
+                "--body",
+                "b",
+                "--lesson",
+                "l",
+            ),
+            "--lesson does not apply to --promote-to semantic",
+        ),
+    ],
+)
+def test_end_task_refuses_options_its_promotion_does_not_take(host: Path, options, named) -> None:
+    assert mem(host, "new", "working", "--title", "Fix login").returncode == 0
+    before = snapshot(host)
+
+    result = mem(host, "end-task", "fix-login", *options)
+
+    assert named in one_line_failure(result, 2, "end-task")
+    assert snapshot(host) == before
+
+
+@pytest.mark.parametrize("argv", [["upgrad"], ["finds", "x"], []])
+def test_an_unknown_command_runs_nothing(host: Path, argv: list[str]) -> None:
+    before = snapshot(host)
+
+    result = mem(host, *argv)
+
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "invalid choice" in result.stderr or "required" in result.stderr
+    assert snapshot(host) == before
+    assert rows(host, "semantic") == []
