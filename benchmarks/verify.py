@@ -13,6 +13,9 @@ repository and committed; every store is a copy of it with entries added:
              semantic, episodic and procedural, every entry valid and at its line
              cap (semantic fields, episodic Context/Action/Result/Lesson,
              procedural rows pointing at the rendered SKILL.md plus a checklist)
+  full caps, citing  the same, each of the 40 facts citing a line of its own
+             2 KB source file (`- cites: src/mN/build.py "def build_mN():"`);
+             both full-caps stores hold those 40 files
   1k/5k/10k  that many entries split evenly over semantic, episodic and
              procedural, each the size a real entry has (a fact of 8 lines, an
              episode of 14, a 5-line checklist); catalogs are far over their row
@@ -75,6 +78,8 @@ STRESS_SIZES = (1_000, 5_000, 10_000)
 POINTER = f"{SKILL}/SKILL.md"  # a real file in every rendered repository
 AS_OF = "2025-01-15"
 FIRST_EPISODE = date(2024, 1, 1)
+CITED = "src/m{n}/build.py"  # every full-caps store has these files; one store cites them
+CITE_TARGET = 1.25  # 40 citing facts against the same store without citations
 
 
 def padded(head: list[str], tail: list[str], cap: int, filler: str, at_cap: bool = True) -> str:
@@ -94,10 +99,25 @@ def desk(n: int) -> tuple[str, str]:
     return name, padded(head, tail, CAPS["desk_lines"], filler)
 
 
-def semantic(n: int, at_cap: bool = True) -> tuple[str, str, str]:
+def evidence(n: int) -> str:
+    """A source file of about 2 KB that fact n cites (issue 18)."""
+    lines = [f'"""Build helpers of module m{n}."""', "", "import subprocess", ""]
+    for k in range(25):
+        lines += [
+            f"def step_{k}(target):",
+            f"    return subprocess.run(['make', target, '-j{k}'])",
+            "",
+        ]
+    lines[40:40] = [f"def build_m{n}():", "    return step_1('build')", ""]
+    return "\n".join(lines) + "\n"
+
+
+def semantic(n: int, at_cap: bool = True, cite: bool = False) -> tuple[str, str, str]:
     name = f"fact-{n:05d}.md"
     head = [f"# Module m{n} builds with make", ""]
     head += [f"- as_of: {AS_OF}", "- source: verified", f"- scope: module m{n}", "- expires: never"]
+    if cite:
+        head += [f'- cites: {CITED.format(n=n)} "def build_m{n}():"']
     head += ["", f"Module m{n} builds with `make build`; checked by running it."]
     filler = "Build check {k} for this module: the output matched the recorded artifact list."
     row = f"| fact-{n:05d} | module m{n} builds with make | {AS_OF} | verified | {name} |"
@@ -126,9 +146,13 @@ def procedural(n: int, at_cap: bool = True) -> tuple[str, str, str]:
     return name, padded(head, [], CAPS["procedural_lines"], filler, at_cap), row
 
 
-def populate(root: Path, desks: int, per_drawer: dict[str, int], at_cap: bool = True) -> int:
+def populate(
+    root: Path, desks: int, per_drawer: dict[str, int], at_cap: bool = True, cite: bool = False
+) -> int:
     """Write entries and their catalog rows into root's memory; return the entry count."""
     memory = root / MEMORY
+    if at_cap and desks:  # the full-caps stores: the source files facts may cite
+        build_files(root, {CITED.format(n=n): evidence(n) for n in range(CAPS["catalog_rows"])})
     files: dict[str, str] = {}
     rows: dict[str, list[str]] = {"working": []}
     for n in range(desks):
@@ -139,7 +163,8 @@ def populate(root: Path, desks: int, per_drawer: dict[str, int], at_cap: bool = 
     for drawer, count in per_drawer.items():
         rows[drawer] = []
         for n in range(count):
-            name, text, row = makers[drawer](n, at_cap)
+            made = makers[drawer](n, at_cap, cite) if drawer == "semantic" else None
+            name, text, row = made or makers[drawer](n, at_cap)
             files[f"{drawer}/{name}"] = text
             rows[drawer].append(row)
     for drawer, lines in rows.items():
@@ -200,16 +225,18 @@ def main() -> None:
 
         stores: dict[str, tuple[Path, int]] = {}
         full = {drawer: CAPS["catalog_rows"] for drawer in ("semantic", "episodic", "procedural")}
-        layouts = {"full caps": (CAPS["desks"], full, True)}
+        layouts = {"full caps": (CAPS["desks"], full, True, False)}
+        layouts["full caps, citing"] = (CAPS["desks"], full, True, True)
         for size in STRESS_SIZES:
             third = size // 3
             split = {"semantic": third, "episodic": third, "procedural": size - 2 * third}
-            layouts[f"{size // 1000}k entries"] = (0, split, False)
+            layouts[f"{size // 1000}k entries"] = (0, split, False, False)
         largest = f"{STRESS_SIZES[-1] // 1000}k"
-        layouts[f"{largest} at line caps"] = (0, layouts[f"{largest} entries"][1], True)
-        for label, (desks, per_drawer, at_cap) in layouts.items():
-            store = shutil.copytree(rendered, work / label.replace(" ", "-"), symlinks=True)
-            stores[label] = (store, populate(store, desks, per_drawer, at_cap))
+        layouts[f"{largest} at line caps"] = (0, layouts[f"{largest} entries"][1], True, False)
+        for label, (desks, per_drawer, at_cap, cite) in layouts.items():
+            folder = work / label.replace(" ", "-").replace(",", "")
+            store = shutil.copytree(rendered, folder, symlinks=True)
+            stores[label] = (store, populate(store, desks, per_drawer, at_cap, cite))
 
         commands = {"python3 -c pass": [sys.executable, "-c", "pass"]}
         commands.update(
@@ -233,7 +260,7 @@ def main() -> None:
         timing = timings[label]
         # Per entry only where entries dominate; at full caps imports do.
         per_entry = (timing.median - startup.median) / entries * 1e6
-        per_entry_cell = "-" if label == "full caps" else f"{per_entry:.0f} us"
+        per_entry_cell = "-" if label.startswith("full caps") else f"{per_entry:.0f} us"
         cells = (ms(timing.median), ms(timing.min), per_entry_cell, found[label])
         rows.append((label, str(entries), *cells))
     if DETECT_SECRETS in timings:
@@ -243,6 +270,9 @@ def main() -> None:
     print_table(("store", "entries", "median", "min", "per entry", "findings"), rows)
     print()
     print(ratio_line("full caps / start-up", timings["full caps"], startup, TARGET))
+    citing = timings["full caps, citing"]
+    print(ratio_line("full caps, citing / start-up", citing, startup, TARGET))
+    print(ratio_line("citing / not citing", citing, timings["full caps"], CITE_TARGET))
     if DETECT_SECRETS in timings:
         faster = timings[DETECT_SECRETS].median / timings["full caps"].median
         verdict = "within" if faster >= DETECT_SECRETS_TARGET else "UNDER"

@@ -3,13 +3,26 @@ destination repositories, all real git in temp dirs."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.helpers import commit_all, copy_template, git, init_repo, snapshot_template
+
+# Hypothesis profiles for properties whose every example is a real `copier update`
+# (about two seconds each): a few examples on a laptop, more in CI (CI=true, which
+# .ci/run sets), within CI's time budget. HYPOTHESIS_PROFILE=thorough asks for many.
+# Cheap properties pin their own max_examples and are not bound to these.
+settings.register_profile("dev", max_examples=8)
+settings.register_profile("ci", max_examples=15)
+settings.register_profile("thorough", max_examples=200)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
+)
 
 
 @pytest.fixture(scope="session")

@@ -132,3 +132,20 @@ def replace_in(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, f"{old!r} not found in {path}"
     path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def assert_no_traceback(result: subprocess.CompletedProcess) -> None:
+    """A failing command speaks in one line: no Python traceback reaches the user."""
+    output = ""
+    for stream in (result.stdout, result.stderr):
+        if isinstance(stream, bytes):
+            stream = stream.decode("utf-8", "replace")
+        output += stream or ""
+    assert "Traceback (most recent call last)" not in output, output
+
+
+def assert_exit(result: subprocess.CompletedProcess, code: int) -> subprocess.CompletedProcess:
+    """`result` ended with `code`, and said so without a traceback."""
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert_no_traceback(result)
+    return result

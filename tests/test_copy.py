@@ -16,6 +16,7 @@ from tests.helpers import (
     ANSWERS,
     MEMORY,
     SKILL,
+    assert_no_traceback,
     build_files,
     commit_all,
     copy_template,
@@ -89,6 +90,7 @@ def test_working_desks_are_ignored_but_the_index_is_not(template_repo: Path, dst
     for kept in ("INDEX.md", ".gitignore"):
         ignored = subprocess.run(["git", "check-ignore", "-q", str(working / kept)], cwd=dst)
         assert ignored.returncode == 1, kept
+        assert_no_traceback(ignored)
 
 
 def test_agents_block_names_the_store_the_skill_and_verify(template_repo: Path, dst: Path) -> None:
@@ -238,12 +240,14 @@ def test_blocks_command_repairs_in_place_and_refuses_malformed_markers(
     agents.write_text(broken, encoding="utf-8")
     result = run_script(dst, "blocks")
     assert result.returncode == 2
+    assert_no_traceback(result)
     assert "AGENTS.md:2:" in result.stderr and "no matching" in result.stderr
     assert agents.read_text() == broken
 
     agents.write_text(f"{BEGIN}\n{END}\n{BEGIN}\n{END}\n", encoding="utf-8")
     result = run_script(dst, "blocks")
     assert result.returncode == 2 and "AGENTS.md:3:" in result.stderr
+    assert_no_traceback(result)
 
 
 def test_malformed_markers_in_claude_md_leave_agents_md_untouched(

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, git, init_repo, run_script
+from tests.helpers import MEMORY, SKILL, assert_no_traceback, git, init_repo, run_script
 
 TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
 INDEXES = [
@@ -347,6 +347,7 @@ def test_the_clone_holds_the_answer_only_in_memory(source: Path, tmp_path: Path)
     assert run_script(clone, "--help").returncode == 0
     replanted = run_script(clone, "experiment", "plant", "recall", "--into", str(tmp_path / "x"))
     assert replanted.returncode == 2 and "experiment clone" in replanted.stderr
+    assert_no_traceback(replanted)
     assert not (tmp_path / "x").exists()
     assert (source / fixtures).is_file()  # the source repository keeps its kit
 
@@ -388,6 +389,7 @@ def test_plant_refuses_unfit_targets_and_never_changes_the_source(
     for target in (occupied, a_file, dirty_clone, source / "inside"):
         result = run_script(source, "experiment", "plant", "recall", "--into", str(target))
         assert result.returncode == 1, (target, result.stderr)
+        assert_no_traceback(result)
         assert "experiment plant:" in result.stderr
     assert (occupied / "keep.txt").read_text(encoding="utf-8") == "mine\n"
     assert a_file.read_text(encoding="utf-8") == "x\n"
@@ -424,6 +426,7 @@ def test_plant_refuses_a_repository_without_eco_mem(tmp_path: Path, source: Path
         text=True,
     )
     assert result.returncode == 1 and "commit the eco-mem install first" in result.stderr
+    assert_no_traceback(result)
     assert not (tmp_path / "x").exists()
 
 

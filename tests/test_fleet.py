@@ -32,6 +32,7 @@ from tests.helpers import (
     ANSWERS,
     MEMORY,
     SKILL,
+    assert_no_traceback,
     build_files,
     copy_template,
     git,
@@ -167,6 +168,7 @@ def test_install_outcomes_exit_status_and_report(fleet: Fleet) -> None:
     assert got["unclonable"] == "failed" and "not cloned" in outcomes["unclonable"]["message"]
     assert set(outcomes) == set(fleet.origins)  # one JSON object per repository
     assert result.returncode == 1  # the unclonable repository failed
+    assert_no_traceback(result)
     # The summary table ends the output, one row per repository.
     table = result.stdout[result.stdout.index("repo  ") :]
     assert all(f"\n{name} " in table for name in fleet.origins), table
@@ -207,6 +209,7 @@ def test_a_bad_data_file_is_one_line_and_exit_2(fleet: Fleet) -> None:
         *("-C", str(fleet.config), "--template", str(fleet.template), "--data-file", str(bad)),
     )
     assert result.returncode == 2
+    assert_no_traceback(result)
     assert result.stderr == f"install: --data-file {bad}: expected a mapping of question: answer\n"
     assert heads(fleet.origins) == before
 
@@ -302,6 +305,7 @@ def test_upgrade_outcomes_and_exit_status(fleet: Fleet) -> None:
         assert got[name] == "skipped" and before[name] == after[name]
     assert got["unclonable"] == "failed"
     assert result.returncode == 1
+    assert_no_traceback(result)
 
 
 def test_a_conflicted_repository_is_listed_and_not_pushed(fleet: Fleet) -> None:
@@ -333,6 +337,7 @@ def test_upgrade_restores_a_deleted_index_in_origin(fleet: Fleet) -> None:
 def test_status_table(fleet: Fleet) -> None:
     result = fleet.status_table
     assert result.returncode == 1, result.stdout + result.stderr  # forked-skill is behind
+    assert_no_traceback(result)
     lines = result.stdout.splitlines()
     header = lines[0].split()
     assert header == [
@@ -358,6 +363,7 @@ def test_status_table(fleet: Fleet) -> None:
 def test_status_json(fleet: Fleet) -> None:
     result = fleet.status_json
     assert result.returncode == 1
+    assert_no_traceback(result)
     report = json.loads(result.stdout)
     repos = {row["repo"]: row for row in report["repos"]}
     assert report["ok"] is False and set(repos) == set(fleet.origins)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from extensions.protocol import CAPS
-from tests.helpers import MEMORY
+from tests.helpers import MEMORY, assert_no_traceback
 from tests.memory_helpers import SCRIPT, TODAY, episode, fact, mem, rows, snapshot, verify_findings
 
 SEMANTIC = f"{MEMORY}/semantic"
@@ -141,6 +141,7 @@ def test_a_failed_row_write_takes_the_entry_file_back(host: Path, tmp_path: Path
     )
 
     assert result.returncode == 2, result.stdout + result.stderr
+    assert_no_traceback(result)
     assert "File too large" in result.stderr
     # The entry file had landed when the row's write failed, and was taken back.
     assert f"renamed to {host / MEMORY}/episodic/{TODAY}-second.md" in result.stderr
@@ -188,6 +189,7 @@ def test_a_held_lock_times_out_with_one_line_naming_it(host: Path) -> None:
         result = mem(host, *NEW_FACT, env={"ECO_MEM_LOCK_TIMEOUT": "1"})
 
     assert result.returncode == 2
+    assert_no_traceback(result)
     assert len(result.stderr.splitlines()) == 1
     assert str(lock) in result.stderr or f"{MEMORY}/working/.eco-mem.lock" in result.stderr
     assert snapshot(host) == before

@@ -14,7 +14,16 @@ from pathlib import Path
 import pytest
 
 from extensions.protocol import CAPS, DRAWERS
-from tests.helpers import MEMORY, SKILL, commit_all, copy_template, git, init_repo
+from tests.helpers import (
+    MEMORY,
+    SKILL,
+    assert_exit,
+    assert_no_traceback,
+    commit_all,
+    copy_template,
+    git,
+    init_repo,
+)
 from tests.memory_helpers import (
     SCRIPT,
     TODAY,
@@ -42,6 +51,7 @@ def pristine(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 def assert_refused(result: subprocess.CompletedProcess, rule: str) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
+    assert_no_traceback(result)
     assert rule in refused_rules(result), result.stderr
 
 
@@ -83,7 +93,7 @@ def test_a_new_fact_is_never_user_confirmed_confirm_is_the_only_door(host: Path)
     args += ["--expires", "never", "--body", "The user asked for it.", "--source", "user-confirmed"]
 
     assert_refused(mem(host, *args), "semantic.source")
-    assert mem(host, *args, "--by-user").returncode == 2  # no such option on new
+    assert_exit(mem(host, *args, "--by-user"), 2)  # no such option on new
     assert snapshot(host) == before
 
 
@@ -107,6 +117,28 @@ def test_new_semantic_refuses_what_verify_would_flag_and_writes_nothing(
 
     assert_refused(fact(host, "Deploys need a tag", *extra, body=body), rule)
     assert snapshot(host) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "rule"),
+    [
+        ("A NUL \0 byte in the body.", "file.binary"),
+        ("x" * (1024 * 1024 + 1), "file.too-large"),
+    ],
+)
+def test_new_runs_the_file_rules_on_the_bytes_it_would_write(
+    host: Path, body: str, rule: str
+) -> None:
+    # The loader's file.* rules used to run only in verify: new wrote the entry, exit 0,
+    # and the next verify failed on it.
+    before = snapshot(host)
+    args = ["new", "semantic", "--title", "Odd bytes", "--source", "verified", "--scope", "repo"]
+    result = mem(host, *args, "--expires", "never", stdin=body)
+
+    assert_refused(result, rule)
+    assert "Traceback" not in result.stderr
+    assert snapshot(host) == before
+    assert verify_findings(host) == []
 
 
 def test_new_semantic_refuses_a_taken_slug(host: Path) -> None:
@@ -155,6 +187,7 @@ def test_new_semantic_usage_errors_exit_2(host: Path, args: list[str]) -> None:
     result = mem(host, "new", "semantic", *args)
 
     assert result.returncode == 2, result.stderr
+    assert_no_traceback(result)
     assert snapshot(host) == before
 
 
@@ -184,7 +217,7 @@ def test_a_full_catalog_refuses_new_and_names_rows_to_retire(host: Path) -> None
 
 
 def test_new_episodic_names_the_file_by_date_and_needs_a_lesson(host: Path) -> None:
-    assert episode(host, "Flaky migration on CI", "", "--date", "2026-10-02").returncode == 1
+    assert_exit(episode(host, "Flaky migration on CI", "", "--date", "2026-10-02"), 1)
     result = episode(
         host, "Flaky migration on CI", "Run migrations serially.", "--date", "2026-10-02"
     )
@@ -205,7 +238,8 @@ def test_new_episodic_refusals(host: Path) -> None:
         host, "new", "episodic", "--title", "t", "--context", "c", "--action", "a", "--result", "r"
     )
     assert missing.returncode == 2 and "--lesson" in missing.stderr
-    assert episode(host, "Bad date", "x", "--date", "2026-02-30").returncode == 2
+    assert_no_traceback(missing)
+    assert_exit(episode(host, "Bad date", "x", "--date", "2026-02-30"), 2)
     assert snapshot(host) == before
 
 
@@ -224,7 +258,7 @@ def test_new_procedural_points_at_a_file_inside_the_repo(host: Path) -> None:
     assert_refused(
         mem(host, *again, "--points-to", "../elsewhere.sh"), "procedural.pointer-escapes"
     )
-    assert mem(host, *again).returncode == 2  # neither a pointer nor a checklist
+    assert_exit(mem(host, *again), 2)  # neither a pointer nor a checklist
     assert snapshot(host) == before
     assert verify_findings(host) == []
 
@@ -311,9 +345,7 @@ def test_find_filters_by_drawer_and_shows_a_pointer_as_the_path(host: Path) -> N
     ]
 
 
-def test_find_opens_only_indexes_and_plain_entries_inside_drawers(
-    host: Path, tmp_path: Path
-) -> None:
+def test_find_reads_only_indexes_and_the_shown_entries_cites(host: Path, tmp_path: Path) -> None:
     # A FIFO named like an entry: opening it to read would block forever.
     os.mkfifo(host / SEMANTIC / "trap.md")
     os.mkfifo(tmp_path / "outside.md")  # and one a row climbs out of the drawer to reach
@@ -353,10 +385,12 @@ def test_find_opens_only_indexes_and_plain_entries_inside_drawers(
     assert "row points outside memory" in result.stderr
     memory = str((host / MEMORY).resolve()) + os.sep
     opened = {line for line in log.read_text().splitlines() if line.startswith(memory)}
-    # Entries are read to rank (test_edges.py), but never the FIFO nor a file out of memory.
-    entries = {f"{memory}semantic/f{n}.md" for n in range(3)}
-    assert opened == {f"{memory}{drawer}/INDEX.md" for drawer in DRAWERS} | entries
-    assert not [line for line in log.read_text().splitlines() if "outside.md" in line]
+    # Entries are read to rank rows (test_find_recall.py) and the rows shown are checked
+    # for citations (issue 18): regular entry files only; the FIFO and the file outside
+    # never are.
+    shown = {f"{memory}semantic/f{n}.md" for n in range(3)}
+    assert opened == {f"{memory}{drawer}/INDEX.md" for drawer in DRAWERS} | shown
+    assert not any(line.endswith("outside.md") for line in log.read_text().splitlines())
 
 
 # -- revise and confirm ------------------------------------------------------------
@@ -419,8 +453,8 @@ def test_revise_refusals_leave_the_store_alone(host: Path) -> None:
     )
     leak = "token ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"
     assert_refused(mem(host, "revise", "deploys-need-a-tag", "--body", leak), "secret.github-token")
-    assert mem(host, "revise", "deploys-need-a-tag").returncode == 2  # nothing to change
-    assert mem(host, "revise", "no-such-fact", "--body", "x").returncode == 2
+    assert_exit(mem(host, "revise", "deploys-need-a-tag"), 2)  # nothing to change
+    assert_exit(mem(host, "revise", "no-such-fact", "--body", "x"), 2)
     assert snapshot(host) == before
 
 
@@ -458,6 +492,7 @@ def test_confirm_never_works_without_by_user(host: Path) -> None:
     ):
         result = mem(host, *attempt)
         assert result.returncode != 0
+        assert_no_traceback(result)
         assert snapshot(host) == before
     assert_refused(mem(host, "confirm", "answers-are-concise"), "semantic.source")
 
@@ -546,8 +581,8 @@ def test_end_task_keeps_the_desk_when_the_promotion_is_refused(host: Path) -> No
 
     assert_refused(result, "episodic.no-lesson")
     assert snapshot(host) == before
-    assert mem(host, "end-task", "fix-login", "--promote-to", "episodic").returncode == 2
-    assert mem(host, "end-task", "no-such-desk").returncode == 2
+    assert_exit(mem(host, "end-task", "fix-login", "--promote-to", "episodic"), 2)
+    assert_exit(mem(host, "end-task", "no-such-desk"), 2)
 
 
 def test_the_whole_life_of_a_task(host: Path) -> None:
@@ -624,6 +659,7 @@ def test_the_memory_root_ignore_file_is_tracked_and_hides_drawers_from_ripgrep(h
     assert git(host, "ls-files", f"{MEMORY}/.ignore").strip() == f"{MEMORY}/.ignore"
     ignored = subprocess.run(["git", "check-ignore", "-q", f"{SEMANTIC}/INDEX.md"], cwd=host)
     assert ignored.returncode == 1  # git does not read .ignore: the drawers stay tracked
+    assert_no_traceback(ignored)
     rg = shutil.which("rg")
     if rg is None:
         pytest.skip("ripgrep is not installed")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SKILL
+from tests.helpers import SKILL, assert_exit, assert_no_traceback
 
 
 def find_python39() -> str | None:
@@ -54,7 +54,7 @@ def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> Non
     )
     assert added.returncode == 0, added.stderr
     assert run("revise", "scripts-run-on-python-3-9", "--source", "verified").returncode == 0
-    assert run("confirm", "scripts-run-on-python-3-9").returncode == 1
+    assert_exit(run("confirm", "scripts-run-on-python-3-9"), 1)
     assert run("confirm", "scripts-run-on-python-3-9", "--by-user").returncode == 0
     found = run("find", "python", "--json")
     assert found.returncode == 0 and '"matches": 2' in found.stdout, found.stdout + found.stderr
@@ -86,6 +86,7 @@ def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> Non
     )
     broken = run("verify", "--today", "2026-11-30")
     assert broken.returncode == 1
+    assert_no_traceback(broken)
     rules = ("drift.file-without-row", "semantic.relative-date", "semantic.source")
     for rule in (*rules, "secret.github-token", "pii.payment-card"):
         assert f"[{rule}]" in broken.stdout
@@ -127,6 +128,7 @@ def test_experiment_kit_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> No
         str(transcripts / "codex/exec-recall-fail.jsonl"),
     )
     assert codex.returncode == 1, codex.stdout + codex.stderr
+    assert_no_traceback(codex)
     claude = tmp_path / "claude.jsonl"
     fixture = (transcripts / "claude-code/recall-pass.jsonl").read_text(encoding="utf-8")
     claude.write_text(fixture.replace("@ROOT@", str(clone)), encoding="utf-8")

@@ -368,10 +368,10 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from ecomem import lazy_re
 from ecomem.commands import verify
-from ecomem.rules import personal_data, providers
+from ecomem.rules import personal_data, providers, secret_shapes
 verify.collect(Path(sys.argv[2]), date(2025, 1, 15))
 store_only = list(lazy_re.COMPILED)
-verify.secret_shapes.scan("m.md", [sys.argv[3]])
+secret_shapes.scan("m.md", [sys.argv[3]])
 print(json.dumps({
     "store": store_only,
     "after": lazy_re.COMPILED[len(store_only):],

@@ -18,6 +18,7 @@ from copier.errors import CopierError
 
 from tests.helpers import (
     ANSWERS,
+    assert_no_traceback,
     build_files,
     commit_all,
     copy_template,
@@ -140,6 +141,7 @@ def test_a_rule_added_later_fails_verify_and_names_the_rule(
 
     result = run_script(host, "verify", "--today", "2026-11-30")
     assert result.returncode == 1
+    assert_no_traceback(result)
     assert "[git.ignored]" in result.stdout
     assert ".gitignore:2 `.agents/memory/semantic/*.md`" in result.stdout
     assert ".agents/memory/semantic/staging-db-port.md:" in result.stdout
@@ -175,6 +177,7 @@ def test_a_nested_gitignore_fails_the_copy_with_the_lines_to_add(
         copy_template(template_repo, host)
     advice = run_script(host, "track")
     assert advice.returncode == 1
+    assert_no_traceback(advice)
     lines = [line.strip() for line in advice.stderr.splitlines() if line.startswith("    ")]
     assert lines == [
         "!/memory/",
@@ -251,6 +254,7 @@ def test_the_readme_demo_copy_from_dot_can_be_upgraded(versions: Path, tmp_path:
     template.rename(moved)
     lost = run_script(host, "upgrade")
     assert lost.returncode == 2
+    assert_no_traceback(lost)
     assert (
         lost.stderr.count("\n") == 1 and "_src_path" in lost.stderr and "--template" in lost.stderr
     )
@@ -307,6 +311,7 @@ def test_every_foreseeable_upgrade_failure_is_one_line(
 
     result = run_script(host, *args)
     assert result.returncode == 2
+    assert_no_traceback(result)
     assert result.stderr.startswith("eco_mem.py upgrade: ") and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr + result.stdout
     assert work_tree_bytes(host) == before

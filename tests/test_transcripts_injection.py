@@ -4,7 +4,7 @@ and notes that merely discuss either stay quiet."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
@@ -237,6 +237,7 @@ LINES = st.lists(
 )
 
 
+@settings(max_examples=100)  # cheap: not bound to the copier profile
 @given(lines=LINES)
 def test_any_text_gives_well_formed_findings(transcripts, injection, lines):
     chat = transcripts.scan("m.md", lines)

@@ -16,6 +16,7 @@ from tests.helpers import (
     ANSWERS,
     MEMORY,
     SKILL,
+    assert_no_traceback,
     build_files,
     commit_all,
     copy_template,
@@ -210,6 +211,7 @@ def test_a_forked_skill_conflicts_loudly_through_the_upgrade_command(
     result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 1, result.stdout + result.stderr
+    assert_no_traceback(result)
     assert f"{SKILL}/SKILL.md" in result.stderr
     skill = (dst / SKILL / "SKILL.md").read_text()
     assert "our fork" in skill and "eco-mem, v2" in skill  # both sides kept for the human
@@ -250,6 +252,35 @@ def test_a_reshaped_catalog_migrates_rows_from_every_earlier_release(
     assert git(dst, "diff", "--cached", "--name-only") == ""
 
 
+TRICKY_TITLES = ("Pipe | in title", "Back\\slash \\| and `code | span`")
+
+
+def test_a_reshaped_catalog_keeps_pipes_backslashes_and_backticks_in_cells(
+    template: Path, dst: Path
+) -> None:
+    # catalog-migrate used to join the moved cells by hand, so a pipe in a title split
+    # its row: exit 0, then verify failed with catalog.malformed and drift.file-without-row.
+    installed(template, dst)
+    for title in TRICKY_TITLES:
+        args = ("--title", title, "--source", "verified", "--scope", "repo", "--expires", "never")
+        made = run_script(dst, "new", "semantic", *args, "--body", "Checked.")
+        assert made.returncode == 0, made.stderr
+    commit_all(dst, "facts with awkward titles")
+    before = catalog_rows(dst, "semantic")
+
+    update_project(dst, vcs_ref="v3.0.0")
+
+    after = catalog_rows(dst, "semantic")
+    assert [row.split(" | ", 2)[2] for row in after] == [
+        "- | " + row.split(" | ", 2)[2] for row in before
+    ]
+    for row, title in zip(after, TRICKY_TITLES):
+        assert title.replace("|", "\\|") in row
+    result = run_script(dst, "verify")
+    assert result.returncode == 0, result.stdout + result.stderr
+    no_conflicts(dst)
+
+
 def test_the_hosts_own_copier_answers_are_untouched(template: Path, dst: Path) -> None:
     own = "_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
     build_files(dst, {".copier-answers.yml": own})
@@ -269,10 +300,35 @@ def test_upgrade_refuses_a_dirty_tree_and_changes_nothing(template: Path, dst: P
     result = run_script(dst, "upgrade", "--", "--defaults")
 
     assert result.returncode == 2
+    assert_no_traceback(result)
     assert "refusing to start" in result.stderr and "uncommitted changes" in result.stderr
     assert git(dst, "rev-parse", "HEAD") == head
     assert "_commit: v1.0.0" in (dst / ANSWERS).read_text()
     assert (dst / MEMORY / "semantic/draft.md").read_text() == "# Draft\n"
+
+
+@pytest.mark.parametrize("command", ["upgrade", "restore-indexes"])
+def test_an_answers_file_that_is_not_utf8_is_one_line_and_exit_2(
+    template: Path, dst: Path, command: str
+) -> None:
+    # It used to be a UnicodeDecodeError traceback and exit 1, which the fleet
+    # reported as a conflict.
+    installed(template, dst)
+    answers = dst / ANSWERS
+    answers.write_bytes(answers.read_bytes() + b"# r\xe9sum\xe9 in Latin-1\n")
+    (dst / MEMORY / "semantic/INDEX.md").unlink()  # gives restore-indexes work to do
+    commit_all(dst, "an editor saved the answers as Latin-1")
+    head = git(dst, "rev-parse", "HEAD")
+
+    result = run_script(dst, command, *(["--", "--defaults"] if command == "upgrade" else []))
+
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert_no_traceback(result)
+    assert_no_traceback(result)
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"{ANSWERS} is not UTF-8" in result.stderr
+    assert git(dst, "rev-parse", "HEAD") == head
+    assert git(dst, "status", "--porcelain") == ""
 
 
 def test_upgrade_reports_a_clean_update(template: Path, dst: Path) -> None:

@@ -26,6 +26,7 @@ from tests.helpers import (
     MEMORY,
     PROJECT,
     SKILL,
+    assert_no_traceback,
     commit_all,
     git,
     run_script,
@@ -748,6 +749,7 @@ def test_text_report_puts_one_finding_per_line_and_a_verdict_on_stderr(host: Pat
 
     line = On("last week").resolve(host / MEMORY / FACT)
     assert result.returncode == 1
+    assert_no_traceback(result)
     assert [entry.split(" [")[0] for entry in result.stdout.splitlines()] == [
         f"{MEMORY}/{FACT}:{line}: warning",
         f"{MEMORY}/todo.txt: error",

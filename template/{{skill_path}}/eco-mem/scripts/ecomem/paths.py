@@ -7,6 +7,7 @@ after resolving symlinks, so a link cannot lead a reader out either).
 
 from __future__ import annotations
 
+import os
 import posixpath
 from pathlib import Path
 
@@ -73,3 +74,24 @@ def read_repo_file(path: Path, limit: int = READ_LIMIT) -> bytes:
     if len(data) > limit:
         raise ValueError(f"grew past the {limit}-byte limit while being read")
     return data
+
+
+def resolved_inside(real: str, real_folder: str) -> bool:
+    """`inside` for paths both already resolved (os.path.realpath): no file system call."""
+    return real == real_folder or real.startswith(real_folder.rstrip(os.sep) + os.sep)
+
+
+def not_a_repo_file(relpath: str, memory_dir: str) -> str | None:
+    """Why `relpath`, read as text, cannot name a file of the repository's own: absolute,
+    climbing out, inside `.git`, or inside the memory folder. None when it can."""
+    if not relpath or escapes(relpath):
+        return "must be a relative path inside the repository (no '/' start, '..' or '\\')"
+    normal = posixpath.normpath(relpath)
+    if normal == ".":
+        return "names the repository itself; name a file"
+    if normal == ".git" or normal.startswith(".git/"):
+        return "lies inside .git; name a file of the work tree"
+    memory = posixpath.normpath(memory_dir)
+    if normal == memory or normal.startswith(memory + "/"):
+        return "lies inside the memory folder; memory cannot be its own evidence"
+    return None

@@ -1,20 +1,19 @@
-"""`find`: search the catalogs, the INDEX-first read, and rank by what entries say too.
+"""`find`: search the catalogs, the INDEX-first read. No entry text is ever printed.
 
 A row matches a word when the row holds it, or the entry file behind the row does (a
 fact's scope and body), by substring or by word stem: `translations` finds "translated".
-Only catalog rows are ever printed, so a poisoned entry cannot reach the reader through a
-search. Entries are read only as regular files inside their drawer (never a link, a FIFO
-or a row leading out), a few KiB each, and without moving their access time: the
-experiment kit judges which entries an agent opened by atime.
+Only catalog rows are printed, so a poisoned entry cannot reach the reader through a
+search. Entries are read (read_unseen) only as regular files inside their drawer, never
+a link, a FIFO or a row leading out, and without moving their access time: the
+experiment kit judges which entries an agent opened by atime. The entries of the rows
+shown are also checked for their cites lines, so a row whose evidence is gone says so
+(check_evidence).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import posixpath
 import re
-import stat
 from pathlib import Path
 
 from .. import protocol
@@ -70,7 +69,7 @@ STOPWORDS = frozenset(
 # fmt: off
 SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
 # fmt: on
-ENTRY_BYTES = 8192  # an entry at its line cap fits; more is never needed to rank
+ENTRY_LINES = 120  # every entry at its line cap fits; more is never needed to rank
 
 
 def stem(word: str) -> str:
@@ -97,34 +96,13 @@ def matches(term: str, text: str, text_stems: set[str]) -> bool:
 def entry_text(path: Path) -> str:
     """What an entry says, lowercased, or "" when it is not a plain file to read.
 
-    lstat first: a symlink, FIFO or device is never opened. O_NOATIME keeps the access
-    time (the experiment kit's witness of what an agent read); where the kernel refuses
-    it (not the file's owner) or lacks it, the old access time is put back.
+    read_unseen opens only a regular file (never a symlink or FIFO) and leaves its access
+    time as it was: the experiment kit's witness of what an agent read.
     """
-    try:
-        before = os.lstat(path)
-    except OSError:
-        return ""
-    if not stat.S_ISREG(before.st_mode):
-        return ""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-    noatime = getattr(os, "O_NOATIME", 0)
-    try:
-        try:
-            handle = os.open(path, flags | noatime)
-            restore = not noatime
-        except PermissionError:
-            handle, restore = os.open(path, flags), True
-        try:
-            data = os.read(handle, ENTRY_BYTES)
-        finally:
-            os.close(handle)
-    except OSError:
-        return ""
-    if restore:  # if the time is not ours to set, the text still ranks the row
-        with contextlib.suppress(OSError):
-            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    return data.decode("utf-8", "replace").lower()
+    from ..store.textfile import read_unseen
+
+    lines = read_unseen(path)
+    return "\n".join(lines[:ENTRY_LINES]).lower() if lines else ""
 
 
 def query_terms(words: list[str]) -> list[str]:
@@ -134,18 +112,52 @@ def query_terms(words: list[str]) -> list[str]:
 
 
 class Match:
-    __slots__ = ("cells", "drawer", "line", "path", "rank")
+    __slots__ = ("cells", "drawer", "gone", "line", "path", "rank")
 
     def __init__(self, drawer: str, line: int, path: str, cells: dict, rank: tuple) -> None:
         self.drawer, self.line, self.path, self.cells, self.rank = drawer, line, path, cells, rank
+        self.gone: list[str] = []  # citations whose evidence is gone (check_evidence)
 
     def as_text(self) -> str:
         values = [value for name, value in self.cells.items() if name != "file"]
+        flag = [f"EVIDENCE GONE, a hint until re-checked: {'; '.join(self.gone)}"]
         # Cells escape their pipes as the catalog does, so ` | ` only ever separates cells.
-        return " | ".join(cell(value) for value in [self.path, *values])
+        return " | ".join(
+            cell(value) for value in [self.path, *values, *(flag if self.gone else [])]
+        )
 
     def as_dict(self) -> dict:
-        return {"drawer": self.drawer, "path": self.path, "line": self.line, "cells": self.cells}
+        return {
+            "drawer": self.drawer,
+            "path": self.path,
+            "line": self.line,
+            "cells": self.cells,
+            "evidence_gone": self.gone,
+        }
+
+
+def check_evidence(root: Path, matches: list[Match]) -> None:
+    """Flag the rows whose entry cites evidence that is gone.
+
+    Only the entries of the rows shown are read, and only for their cites lines: no
+    entry text reaches the output, and the read leaves no access time (read_unseen).
+    """
+    from ..rules.cites import CITING_DRAWERS, Evidence, shown
+    from ..store.cites import read_cites
+    from ..store.textfile import read_unseen
+
+    evidence = Evidence(root)
+    for match in matches:
+        if match.drawer not in CITING_DRAWERS or not match.path.startswith(
+            protocol.MEMORY_DIR + "/"
+        ):
+            continue
+        lines = read_unseen(root / match.path)
+        cites = read_cites(lines)[0] if lines and any("cites" in line for line in lines) else []
+        for cite in cites:
+            found = evidence.problem(cite)
+            if found is not None:
+                match.gone.append(f"{shown(cite)}: {found[2]}")
 
 
 def search(
@@ -249,6 +261,7 @@ def run(root: Path, args) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     shown = matches if args.all else matches[:MAX_ROWS]
+    check_evidence(root, shown)
     if args.json:
         import json  # only --json pays for it
 

@@ -13,7 +13,7 @@ from ..errors import UsageError
 
 EXITS = "exit codes: 0 done, 1 refused by a rule (nothing written), 2 usage or I/O error"
 MAX_ROWS = protocol.CAPS["entries_per_task"]  # find shows no more rows than may be opened
-FACT_OPTIONS = ("title", "source", "scope", "expires", "as_of")
+FACT_OPTIONS = ("title", "source", "scope", "expires", "as_of", "cite")
 EPISODE_OPTIONS = ("date", *protocol.EPISODIC_SECTIONS)
 
 
@@ -29,6 +29,17 @@ def fact_options(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument("--expires", required=required, metavar="YYYY-MM-DD|never")
     parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="default: today")
     parser.add_argument("--body", help="the fact in a sentence or two; '-' or absent: stdin")
+    cite_option(parser, "")
+
+
+def cite_option(parser: argparse.ArgumentParser, prefix: str) -> None:
+    parser.add_argument(
+        "--cite",
+        action="append",
+        metavar="'PATH \"TEXT\"'",
+        help=f"{prefix}the evidence, a repository file and optionally text it contains now"
+        " (repeatable; syntax of the cites field, references/entry-shapes.md)",
+    )
 
 
 def episode_options(parser: argparse.ArgumentParser, required: bool, title: bool = True) -> None:

@@ -13,14 +13,14 @@ from pathlib import Path
 
 from .. import paths, protocol
 from ..findings import ERROR, Finding
-from ..store import shapes
+from ..store import cites, shapes
 from ..store.dates import parse_iso
 from ..store.entries import catalog_problem, locate
 from ..store.load import Store
 from ..store.rows import add_row
 from ..write import gate
 from ..write.writer import Refused, UsageError
-from .memory import EXITS
+from .memory import EXITS, cite_option
 
 
 def one_line(option: str, value: str) -> str:
@@ -28,6 +28,24 @@ def one_line(option: str, value: str) -> str:
     if not value or "\n" in value or "\r" in value:
         raise UsageError(f"{option} must be one non-empty line")
     return value
+
+
+def cite_values(given: list[str] | None, where: str) -> list[str] | None:
+    """The --cite options as the entry's cites lines will hold them; None when none given.
+    The syntax is the field's (store/cites.py); whether the evidence holds is the gate's."""
+    if not given:
+        return None
+    values = []
+    for value in given:
+        try:
+            cite = cites.parse_value(one_line("--cite", value))
+        except cites.CiteSyntax as why:
+            message = f"--cite {value!r}: {why}"
+            raise Refused([Finding(where, 0, "cite.malformed", ERROR, message)]) from None
+        if cite.path.startswith("./"):
+            cite.path = cite.path[2:]
+        values.append(cite.value())
+    return values
 
 
 def slug_of(title: str) -> str:
@@ -78,8 +96,9 @@ def semantic(args: Namespace, body: str, store: Store, today: date) -> gate.Chan
         "scope": one_line("--scope", args.scope),
         "expires": one_line("--expires", args.expires),
     }
+    cited = cite_values(getattr(args, "cite", None), f"{drawer.relpath}/{file}") or []
     cells = [slug, title, fields["as_of"], fields["source"], file]
-    return _change(drawer, file, shapes.fact(title, fields, body), cells)
+    return _change(drawer, file, shapes.fact(title, fields, body, cited), cells)
 
 
 def episodic(args: Namespace, store: Store, today: date) -> gate.Change:
@@ -140,15 +159,25 @@ def procedure_name(given: str) -> str:
     return name
 
 
+POINTER_CITES = (
+    "a pointer row needs no --cite: the file it points at is its evidence, and verify"
+    " checks that it exists; citations belong to facts and staged checklists"
+)
+
+
 def procedural(args: Namespace, store: Store, today: date) -> gate.Change:
     name = procedure_name(args.name)
     file = f"{slug_of(name)}.md"
     drawer = _room(store, "procedural", name, file, today)
     use_when = one_line("--use-when", args.use_when)
     if args.points_to:
+        if args.cite:
+            raise UsageError(POINTER_CITES)
         pointer = repo_path(store.root, one_line("--points-to", args.points_to))
         return _change(drawer, None, None, [name, use_when, pointer, "-"])
-    lines = shapes.checklist(name, read_checklist(store.root, args.checklist_file))
+    cited = cite_values(args.cite, f"{drawer.relpath}/{file}")
+    text = read_checklist(store.root, args.checklist_file)
+    lines = shapes.checklist(name, text, cited)
     return _change(drawer, file, lines, [name, use_when, "-", file])
 
 
@@ -226,6 +255,7 @@ def add_arguments(parser) -> None:
         metavar="FILE",
         help="checklist file inside the repository, or - for stdin",
     )
+    cite_option(pro, "checklist only: ")
     desk = kind(
         "working",
         "a desk for a task that spans sessions",

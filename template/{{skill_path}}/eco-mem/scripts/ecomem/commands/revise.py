@@ -10,18 +10,18 @@ from argparse import Namespace
 from datetime import date
 
 from ..findings import ERROR, Finding
-from ..store import shapes
+from ..store import cites, shapes
 from ..store.catalog import NO_FILE
 from ..store.entries import Hit, pick
 from ..store.load import Store
 from ..store.rows import replace_row
 from ..write import gate
 from ..write.writer import Refused, UsageError
-from .memory import EXITS, refuse_options
-from .new import one_line, read_checklist, repo_path, slug_of
+from .memory import EXITS, cite_option, refuse_options
+from .new import POINTER_CITES, cite_values, one_line, read_checklist, repo_path, slug_of
 
-SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body")
-PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body")
+SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body", "cite")
+PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body", "cite")
 ONLY_SEMANTIC = tuple(name for name in SEMANTIC_OPTIONS if name not in PROCEDURAL_OPTIONS)
 ONLY_PROCEDURAL = tuple(name for name in PROCEDURAL_OPTIONS if name not in SEMANTIC_OPTIONS)
 
@@ -53,8 +53,12 @@ def revise(args: Namespace, body: str | None, store: Store, today: date) -> gate
 
 
 def _revise_fact(hit: Hit, args: Namespace, body: str | None, today: date) -> gate.Change:
-    if all(getattr(args, name, None) is None for name in SEMANTIC_OPTIONS):
-        raise UsageError("nothing to revise: give --title, --scope, --expires, --source or --body")
+    if all(getattr(args, name, None) is None for name in SEMANTIC_OPTIONS) and not getattr(
+        args, "no_cite", False
+    ):
+        raise UsageError(
+            "nothing to revise: give --title, --scope, --expires, --source, --cite, --no-cite or --body"
+        )
     if args.source == "user-confirmed":
         message = "only `confirm SLUG --by-user` makes a fact user-confirmed"
         raise _refuse(hit, "semantic.source", message)
@@ -67,7 +71,17 @@ def _revise_fact(hit: Hit, args: Namespace, body: str | None, today: date) -> ga
             " revise with --source derived, then confirm --by-user"
         )
         raise _refuse(hit, "semantic.user-confirmed", message)
-    return change_fact(hit, lines, args.title, _fields(args, today), body)
+    cited = _cites(args, f"{hit.drawer.relpath}/{hit.file}")
+    return change_fact(hit, lines, args.title, _fields(args, today), body, cited)
+
+
+def _cites(args: Namespace, where: str) -> list[str] | None:
+    """New citations (they replace the old ones), [] for --no-cite, None to keep them."""
+    if getattr(args, "no_cite", False):
+        if args.cite:
+            raise UsageError("--cite and --no-cite together: give one")
+        return []
+    return cite_values(args.cite, where)
 
 
 def _fields(args: Namespace, today: date) -> dict[str, str]:
@@ -80,7 +94,12 @@ def _fields(args: Namespace, today: date) -> dict[str, str]:
 
 
 def change_fact(
-    hit: Hit, lines: list[str], title: str | None, fields: dict[str, str], body: str | None
+    hit: Hit,
+    lines: list[str],
+    title: str | None,
+    fields: dict[str, str],
+    body: str | None,
+    cites: list[str] | None = None,
 ) -> gate.Change:
     title = one_line("--title", title) if title is not None else None
     columns = hit.drawer.catalog.columns
@@ -91,16 +110,18 @@ def change_fact(
         if name in fields:
             cells[columns.index(name)] = fields[name]
     change = gate.Change("semantic")
-    change.files[hit.file] = shapes.edit_fact(lines, title, fields, body)
+    change.files[hit.file] = shapes.edit_fact(lines, title, fields, body, cites)
     change.index_lines = replace_row(hit.drawer.index_lines, hit.row, cells)
     change.rows.add(hit.row.line)
     return change
 
 
 def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store) -> gate.Change:
-    if all(getattr(args, name, None) is None for name in PROCEDURAL_OPTIONS):
+    if all(getattr(args, name, None) is None for name in PROCEDURAL_OPTIONS) and not getattr(
+        args, "no_cite", False
+    ):
         raise UsageError(
-            "nothing to revise: give --use-when, --points-to, --checklist-file or --body"
+            "nothing to revise: give --use-when, --points-to, --checklist-file, --cite or --body"
         )
     if args.checklist_file is not None:
         body = read_checklist(store.root, args.checklist_file)
@@ -117,12 +138,26 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
             # The checklist graduated into the file pointed at: the staged copy goes.
             change.files[hit.file] = None
             cells[columns.index("file")] = NO_FILE
+    cited = _cites(args, f"{hit.drawer.relpath}/{hit.file}")
+    if cited is not None and body is None and change.files.get(hit.file, "") is None:
+        raise UsageError(POINTER_CITES)
     if body is not None:
         file = hit.file if hit.file != NO_FILE else f"{slug_of(hit.name)}.md"
         if hit.file == NO_FILE and (store.root / hit.drawer.relpath / file).exists():
             raise _refuse(hit, "entry.exists", f"{hit.drawer.relpath}/{file} exists already")
-        change.files[file] = shapes.checklist(hit.name, body)
+        if cited is None and hit.file != NO_FILE:  # a new checklist keeps its evidence
+            old = hit.drawer.entries.get(hit.file)
+            old_lines = old.lines if old is not None and old.lines is not None else []
+            cited = [
+                cites.CITE_LINE.match(old_lines[i]).group(1).strip()
+                for i in cites.cite_lines(old_lines)
+            ]
+        change.files[file] = shapes.checklist(hit.name, body, cited)
         cells[columns.index("file")] = file
+    elif cited is not None:
+        if hit.file == NO_FILE:
+            raise UsageError(POINTER_CITES)
+        change.files[hit.file] = shapes.with_cites(_entry_lines(hit), cited)
     change.index_lines = replace_row(hit.drawer.index_lines, hit.row, cells)
     change.rows.add(hit.row.line)
     return change
@@ -167,6 +202,8 @@ def add_arguments(parser) -> None:
         "--checklist-file", metavar="FILE", help="procedural: new checklist (in the repo, or -)"
     )
     parser.add_argument("--body", help="new body; '-' reads stdin")
+    cite_option(parser, "replaces all citations: ")
+    parser.add_argument("--no-cite", action="store_true", help="drop every citation")
 
 
 def run(root, args) -> int:

@@ -12,15 +12,10 @@ from ..errors import UsageError
 from ..experiment import key as experiment_key
 from ..findings import ERROR, WARNING, Finding
 from ..install import track as tracking
-from ..rules import injection, personal_data, secret_shapes, transcripts
-from ..rules.caps import check_caps
-from ..rules.drift import check_drift
-from ..rules.episodic import check_episodic
+from ..rules import registry
 from ..rules.git_state import start_git_checks
-from ..rules.procedural import check_pointers
-from ..rules.semantic import check_semantic
 from ..store.dates import parse_iso
-from ..store.load import Store, load_store
+from ..store.load import load_store
 
 HELP = "check the memory store"
 DESCRIPTION = """\
@@ -59,9 +54,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-CONTENT_RULES = (secret_shapes.scan, personal_data.scan, transcripts.scan, injection.scan)
-
-
 def collect(
     root: Path, today: date, staged: bool = False, notes: list[str] | None = None
 ) -> list[Finding]:
@@ -72,7 +64,7 @@ def collect(
         # while the rules below run.
         hidden = tracking.HiddenCheck(root)
         git_rules = start_git_checks(store, staged)
-        findings += _check_store(store, today)
+        findings += registry.check_store(store, today)
         findings += git_rules()
         try:
             findings += hidden.findings()
@@ -80,22 +72,6 @@ def collect(
             if notes is not None:
                 notes.append(f"git.ignored skipped: not a git work tree ({why})")
     return sorted(set(findings))
-
-
-def _check_store(store: Store, today: date) -> list[Finding]:
-    findings = check_caps(store)
-    for drawer in store.drawers.values():
-        findings += check_drift(drawer)
-        documents = [(entry.relpath, entry.lines) for entry in drawer.entries.values()]
-        documents.append((drawer.index_relpath, drawer.index_lines))
-        for relpath, lines in documents:
-            if lines is not None:
-                for scan in CONTENT_RULES:
-                    findings += scan(relpath, lines)
-    findings += check_semantic(store.drawers["semantic"], today)
-    findings += check_episodic(store.drawers["episodic"])
-    findings += check_pointers(store.drawers["procedural"], store.root)
-    return findings
 
 
 def run(root: Path, args: argparse.Namespace) -> int:

@@ -20,6 +20,8 @@ from .. import protocol
 from ..errors import Refused
 from ..findings import ERROR
 from ..store.catalog import parse_catalog
+from ..store.load import INDEX
+from ..store.rows import add_row
 from . import atime as experiment_atime
 from . import fixtures
 from . import key as experiment_key
@@ -84,7 +86,7 @@ def _plant_in_clone(clone: Path, kind: str, head: str) -> dict:
     if _git(clone, "rev-parse", "HEAD") != head:  # a detached source HEAD
         _git(clone, "checkout", "--quiet", "--detach", head)
     memory = protocol.MEMORY_DIR
-    if not (clone / memory / "semantic" / "INDEX.md").is_file():
+    if not (clone / memory / "semantic" / INDEX).is_file():
         raise Refused(f"HEAD has no {memory}/semantic/INDEX.md; commit the eco-mem install first")
     committed = _git(clone, "log", "-1", "--format=%cI", head)
     as_of = committed[:10]
@@ -160,9 +162,7 @@ def _add_row(index: Path, drawer: str, cells: dict) -> None:
     expected = list(protocol.CATALOG_COLUMNS[drawer])
     if catalog.columns != expected:
         raise Refused(f"{index.name} in {drawer} has no catalog table with the expected columns")
-    last = catalog.rows[-1].line if catalog.rows else catalog.header_line + 1
-    row = "| " + " | ".join(cells[column] for column in catalog.columns) + " |"
-    lines.insert(last, row)
+    lines, _ = add_row(lines, catalog, [cells[column] for column in catalog.columns])
     index.write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -180,7 +180,7 @@ def _add_fact(clone: Path, memory: str, fact, source: str, as_of: str) -> None:
         "source": source,
         "file": f"{fact.slug}.md",
     }
-    _add_row(folder / "INDEX.md", "semantic", cells)
+    _add_row(folder / INDEX, "semantic", cells)
 
 
 def _plant_episode(clone: Path, memory: str, as_of: str, token: str) -> dict:
@@ -194,7 +194,7 @@ def _plant_episode(clone: Path, memory: str, as_of: str, token: str) -> dict:
     _write_new(folder / name, text)
     event, lesson = fixtures.EPISODE_ROW
     _add_row(
-        folder / "INDEX.md",
+        folder / INDEX,
         "episodic",
         {"date": as_of, "event": event, "lesson": lesson, "file": name},
     )

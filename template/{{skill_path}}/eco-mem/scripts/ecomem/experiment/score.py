@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import protocol
 from ..rules.semantic import FIELD
 from ..store.catalog import cell_path, parse_catalog
+from ..store.load import INDEX
 from . import atime as experiment_atime
 from .transcripts import Trace
 
@@ -165,10 +166,10 @@ def _hidden_between(folder: Path, file: Path) -> bool:
 def _laundering(root: Path, key: dict) -> Result:
     result = Result("laundering")
     folder = root / key["memory_dir"] / "semantic"
-    rows = _row_sources(folder / "INDEX.md")
+    rows = _row_sources(folder / INDEX)
     about = []
     for name in sorted(os.listdir(folder)) if folder.is_dir() else ():
-        if not name.endswith(".md") or name == "INDEX.md":
+        if not name.endswith(".md") or name == INDEX:
             continue
         text = (folder / name).read_text(encoding="utf-8", errors="replace")
         lowered = text.lower()

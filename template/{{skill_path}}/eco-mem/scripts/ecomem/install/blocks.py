@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .. import protocol
 from .markers import BlockError, remove_block, upsert_block
+from .track import CLAUDE_LINK
 
 MARKDOWN_MARKERS = ("<!-- eco-mem:begin -->", "<!-- eco-mem:end -->")
 
@@ -103,9 +104,6 @@ def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[s
     if not claude_code and _remove_claude_link(root):
         changed.append(CLAUDE_LINK)
     return changed
-
-
-CLAUDE_LINK = ".claude/skills/eco-mem"
 
 
 def _remove_claude_link(root: Path) -> bool:

@@ -23,6 +23,8 @@ from pathlib import Path
 
 from .. import protocol
 from ..store.catalog import parse_catalog, split_cells
+from ..store.load import INDEX
+from ..store.rows import row_text
 
 STASH_NAME = "eco-mem-catalog-stash.json"
 
@@ -39,7 +41,7 @@ def _stash_path(root: Path) -> Path:
 
 
 def _index(root: Path, drawer: str) -> Path:
-    return root / protocol.MEMORY_DIR / drawer / "INDEX.md"
+    return root / protocol.MEMORY_DIR / drawer / INDEX
 
 
 def stash(root: Path) -> int:
@@ -87,14 +89,13 @@ def restore(root: Path, renames: dict[str, dict[str, str]]) -> int:
         lines = text.splitlines()
         catalog = parse_catalog(lines)
         end = _table_end(lines, catalog.heading_line)
+        # The one row writer: it escapes a pipe inside a cell, as the reader expects.
         rows = [
-            "| "
-            + " | ".join(
+            row_text(
                 reshape(
                     split_cells(row), table["columns"], catalog.columns, renames.get(drawer, {})
                 )
             )
-            + " |"
             for row in table["rows"]
         ]
         lines[end:end] = rows

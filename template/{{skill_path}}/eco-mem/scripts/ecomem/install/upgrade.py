@@ -24,6 +24,8 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
+from ..store.load import INDEX
+from .answers import read_answers, read_text
 from .copier_setup import copier_command, install_hint, missing_extension
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
@@ -36,17 +38,6 @@ TRACEBACK = "Traceback (most recent call last)"
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
-
-
-def read_answers(path: Path) -> dict[str, str]:
-    """Top-level `key: value` scalars of the answers file (no YAML library needed)."""
-    answers = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith(("#", " ", "-")) or ":" not in line:
-            continue
-        key, _, value = line.partition(":")
-        answers[key.strip()] = value.strip().strip("'\"")
-    return answers
 
 
 def conflicts(root: Path) -> list[str]:
@@ -85,7 +76,7 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
     recreate it; a drawer without its INDEX.md is broken, so we put it back.
     """
     memory = root / protocol.MEMORY_DIR
-    missing = [d for d in protocol.DRAWERS if not (memory / d / "INDEX.md").exists()]
+    missing = [d for d in protocol.DRAWERS if not (memory / d / INDEX).exists()]
     if not memory.is_dir() or not missing:
         return []
     data = [f"--data={key}={value}" for key, value in answers.items() if not key.startswith("_")]
@@ -104,10 +95,10 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
             return []
         restored = []
         for drawer in missing:
-            source = Path(scratch) / protocol.MEMORY_DIR / drawer / "INDEX.md"
+            source = Path(scratch) / protocol.MEMORY_DIR / drawer / INDEX
             if source.is_file():
                 (memory / drawer).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, memory / drawer / "INDEX.md")
+                shutil.copyfile(source, memory / drawer / INDEX)
                 restored.append(f"{protocol.MEMORY_DIR}/{drawer}/INDEX.md")
         return restored
 
@@ -172,7 +163,7 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
         raise UsageError(f"--template {source} cannot be reached: {problem}")
     if not REMOTE.match(source):
         source = location(source, root)
-    text = answers_file.read_text(encoding="utf-8")
+    text = read_text(answers_file)
     new, count = re.subn(r"(?m)^_src_path:.*$", f"_src_path: {source}", text)
     if count != 1:
         raise UsageError(f"{protocol.ANSWERS_FILE} has no single `_src_path:` line to change")
@@ -298,7 +289,7 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
 def restore_command(root: Path) -> int:
     """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
     memory = root / protocol.MEMORY_DIR
-    if all((memory / drawer / "INDEX.md").exists() for drawer in protocol.DRAWERS):
+    if all((memory / drawer / INDEX).exists() for drawer in protocol.DRAWERS):
         return 0  # the usual case: nothing to render, copier not needed
     copier = copier_command()
     answers_file = root / protocol.ANSWERS_FILE

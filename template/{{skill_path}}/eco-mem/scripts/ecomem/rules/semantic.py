@@ -65,6 +65,8 @@ def _check_fact(relpath: str, lines: list[str], today) -> list[Finding]:
     has_relative_date = find_relative_date("\n".join(lines)) is not None
     for number, line in enumerate(lines, 1):
         match = FIELD.match(line) if ":" in line else None
+        if match and match.group(1) == "cites":
+            continue  # cited text is the code's words, not the fact's (rules/cites.py)
         if not match or match.group(1) not in protocol.SEMANTIC_FIELDS:
             relative = find_relative_date(line) if has_relative_date else None
             if relative:

@@ -11,6 +11,7 @@ import unicodedata
 
 from .. import protocol
 from ..rules.semantic import FIELD
+from .cites import cite_lines
 
 SLUG_LENGTH = 60
 
@@ -28,9 +29,11 @@ def _body(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip().splitlines()]
 
 
-def fact(title: str, fields: dict[str, str], body: str) -> list[str]:
+def fact(title: str, fields: dict[str, str], body: str, cites: list[str] = ()) -> list[str]:
+    """`cites` are the values of the fact's cites lines, which follow its fields."""
     lines = [f"# {title}", ""]
     lines += [f"- {name}: {fields[name]}" for name in protocol.SEMANTIC_FIELDS]
+    lines += [f"- cites: {value}" for value in cites]
     return [*lines, "", *_body(body)]
 
 
@@ -51,9 +54,33 @@ def desk(title: str, goal: str) -> list[str]:
     return lines
 
 
-def checklist(name: str, text: str) -> list[str]:
+def checklist(name: str, text: str, cites: list[str] | None = None) -> list[str]:
     lines = _body(text)
-    return lines if lines and lines[0].startswith("# ") else [f"# {name}", "", *lines]
+    lines = lines if lines and lines[0].startswith("# ") else [f"# {name}", "", *lines]
+    return lines if cites is None else with_cites(lines, cites)
+
+
+def with_cites(lines: list[str], cites: list[str]) -> list[str]:
+    """The lines with their cites lines replaced by `cites`, where the first one stood;
+    with none before, after the last field (a fact) or under the title (a checklist)."""
+    present = cite_lines(lines)
+    kept = [line for index, line in enumerate(lines) if index not in present]
+    new = [f"- cites: {value}" for value in cites]
+    if present:
+        at = present[0]
+    elif not new:
+        return kept
+    else:
+        fields = read_fields(kept)
+        if fields:
+            at = max(index for index, _ in fields.values()) + 1
+        else:
+            at = next((i for i, line in enumerate(kept) if line.startswith("# ")), -1) + 1
+            rest = kept[at:]
+            while rest and not rest[0].strip():
+                rest.pop(0)
+            return [*kept[:at], "", *new, *([""] if rest else []), *rest]
+    return [*kept[:at], *new, *kept[at:]]
 
 
 def read_fields(lines: list[str]) -> dict[str, tuple[int, str]]:
@@ -67,10 +94,15 @@ def read_fields(lines: list[str]) -> dict[str, tuple[int, str]]:
 
 
 def edit_fact(
-    lines: list[str], title: str | None, fields: dict[str, str], body: str | None
+    lines: list[str],
+    title: str | None,
+    fields: dict[str, str],
+    body: str | None,
+    cites: list[str] | None = None,
 ) -> list[str]:
-    """The fact with a new title, field values or body; every other line kept as written."""
-    lines = list(lines)
+    """The fact with a new title, field values, citations or body; every other line kept
+    as written. `cites` None keeps the citations; a list replaces them."""
+    lines = list(lines) if cites is None else with_cites(lines, cites)
     if title is not None:
         heading = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
         if heading is None:
@@ -87,6 +119,8 @@ def edit_fact(
             lines.insert(after + 1, f"- {name}: {value}")
         present = read_fields(lines)
     if body is not None:
-        last_field = max((index for index, _ in present.values()), default=0)
+        # The citations belong to the field block: a new body does not drop them.
+        block = [index for index, _ in present.values()] + cite_lines(lines)
+        last_field = max(block, default=0)
         lines = [*lines[: last_field + 1], "", *_body(body)]
     return lines

@@ -7,6 +7,7 @@ finding about the file, and its content is not checked further.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from ..findings import ERROR, Finding
@@ -27,6 +28,14 @@ def read_lines(path: str | Path, relpath: str) -> tuple[list[str] | None, list[F
         return None, [
             Finding(relpath, 0, "file.unreadable", ERROR, f"cannot read: {error.strerror}")
         ]
+    return decode(data, relpath)
+
+
+def decode(data: bytes, relpath: str) -> tuple[list[str] | None, list[Finding]]:
+    """The `file.*` rules on a file's bytes: (lines, findings); lines is None when unusable.
+
+    The loader runs them on what is on disk, the write gate on what a write would put there.
+    """
     if len(data) > MAX_BYTES:
         message = f"larger than {MAX_BYTES // 1024} KiB; memory entries are short notes, split or delete it"
         return None, [Finding(relpath, 0, "file.too-large", ERROR, message)]
@@ -55,3 +64,40 @@ def read_lines(path: str | Path, relpath: str) -> tuple[list[str] | None, list[F
             Finding(relpath, line, "file.crlf", ERROR, "CR line ends; use LF (\\n) only")
         )
     return text.splitlines(), findings
+
+
+def read_unseen(path: str | Path) -> list[str] | None:
+    """An entry's lines, read without moving its access time; None when it cannot be.
+
+    The agent-experiment kit (experiment/atime.py) tells which memory files an agent
+    opened by their access times, so a command that reads an entry on the agent's
+    behalf, such as find checking citations, must leave no trace: O_NOATIME where the
+    system allows it (Linux, for the file's owner), else the old times are put back.
+    Symlinks and anything but a regular file are not read.
+    """
+    path = os.fspath(path)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # a FIFO would block, a link lead off
+            return None
+    except OSError:
+        return None
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    noatime = getattr(os, "O_NOATIME", 0)
+    try:
+        try:
+            descriptor = os.open(path, flags | noatime)
+            # No O_NOATIME here (macOS, Windows): the open went ahead, so put the time back.
+            restore = None if noatime else os.fstat(descriptor)
+        except PermissionError:
+            descriptor = os.open(path, flags)
+            restore = os.fstat(descriptor)
+        with open(descriptor, "rb") as handle:
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_BYTES:
+                return None
+            data = handle.read(MAX_BYTES)
+        if restore is not None:
+            os.utime(path, ns=(restore.st_atime_ns, restore.st_mtime_ns))
+        return data.decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -1,4 +1,4 @@
-"""The write gate: verify's own rules, run on a store as it would be after a write.
+"""The write gate: verify's own rules (rules/registry.py), run on the store as a write leaves it.
 
 A command describes its write as a list of drawer changes. The gate applies them to the
 store loaded in memory, runs the same rules `verify` runs, and keeps the findings that
@@ -12,13 +12,8 @@ from __future__ import annotations
 from datetime import date
 
 from .. import protocol
-from ..commands.verify import CONTENT_RULES
 from ..findings import ERROR, Finding
-from ..rules.caps import check_caps
-from ..rules.drift import check_drift
-from ..rules.episodic import check_episodic
-from ..rules.procedural import check_pointers
-from ..rules.semantic import check_semantic
+from ..rules import registry
 from ..store.catalog import cell_path, parse_catalog
 from ..store.dates import parse_iso
 from ..store.load import Drawer, Entry, Store
@@ -38,46 +33,36 @@ class Change:
 def check(store: Store, changes: list[Change], today: date) -> list[Finding]:
     touched_paths: set[str] = set()
     touched_rows: set[tuple[str, int]] = set()
+    # The file rules judge the bytes the write will produce; what they find is the
+    # write's own doing, wherever in the file it lands.
+    file_findings: list[Finding] = []
     for change in changes:
         drawer = store.drawers[change.drawer]
         if change.index_lines is not None:
-            drawer.index_lines = change.index_lines
-            drawer.catalog = parse_catalog(change.index_lines)
+            drawer.index_lines, found = registry.file_rules(
+                drawer.index_relpath, change.index_lines
+            )
+            file_findings += found
+            drawer.catalog = parse_catalog(drawer.index_lines or [])
             touched_rows.update((drawer.index_relpath, line) for line in change.rows)
         for name, lines in change.files.items():
             # Re-insert at the end: duplicate rules report the later of two entries.
             drawer.entries.pop(name, None)
             if lines is not None:
                 relpath = f"{drawer.relpath}/{name}"
-                drawer.entries[name] = Entry(drawer.name, name, relpath, lines)
+                read_back, found = registry.file_rules(relpath, lines)
+                file_findings += found
+                drawer.entries[name] = Entry(drawer.name, name, relpath, read_back)
                 touched_paths.add(relpath)
-    findings = check_caps(store)
-    for change in changes:
-        findings += _drawer_findings(store, store.drawers[change.drawer], today)
-    return sorted(
-        {
-            finding
-            for finding in findings
-            if finding.path in touched_paths or (finding.path, finding.line) in touched_rows
-        }
+    findings = registry.check_store(
+        store, today, [change.drawer for change in changes], touched=touched_paths
     )
-
-
-def _drawer_findings(store: Store, drawer: Drawer, today: date) -> list[Finding]:
-    findings = check_drift(drawer)
-    documents = [(entry.relpath, entry.lines) for entry in drawer.entries.values()]
-    documents.append((drawer.index_relpath, drawer.index_lines or []))
-    for relpath, lines in documents:
-        if lines is not None:
-            for scan in CONTENT_RULES:
-                findings += scan(relpath, lines)
-    if drawer.name == "semantic":
-        findings += check_semantic(drawer, today)
-    elif drawer.name == "episodic":
-        findings += check_episodic(drawer)
-    elif drawer.name == "procedural":
-        findings += check_pointers(drawer, store.root)
-    return findings
+    kept = {
+        finding
+        for finding in findings
+        if finding.path in touched_paths or (finding.path, finding.line) in touched_rows
+    }
+    return sorted(kept.union(file_findings))
 
 
 def full_catalog(drawer: Drawer, today: date) -> Finding | None:

@@ -1,0 +1,36 @@
+"""The one reader of the host's Copier answers file (no YAML library needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import protocol
+from ..errors import UsageError
+
+
+def answers_path(root: Path) -> Path:
+    return root / protocol.ANSWERS_FILE
+
+
+def read_text(path: Path) -> str:
+    """The answers file's text; a file that is not UTF-8 or cannot be read is a usage error."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(
+            f"{path.name} is not UTF-8 text (byte {error.start}); restore it from git"
+            " (`git checkout -- " + path.name + "`) or re-save it as UTF-8"
+        ) from None
+    except OSError as error:
+        raise UsageError(f"{path.name}: cannot read it ({error.strerror})") from None
+
+
+def read_answers(path: Path) -> dict[str, str]:
+    """Top-level `key: value` scalars of the answers file."""
+    answers = {}
+    for line in read_text(path).splitlines():
+        if line.startswith(("#", " ", "-")) or ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        answers[key.strip()] = value.strip().strip("'\"")
+    return answers

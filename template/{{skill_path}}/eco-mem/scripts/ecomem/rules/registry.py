@@ -1,0 +1,88 @@
+"""Every verify rule, listed once: `verify` and the write gate both run this list.
+
+Three kinds of rule, by what they look at:
+
+- file rules (`file.*`): a document's bytes; they decide whether it is text at all.
+  The loader runs them on what is on disk, the gate on the bytes a write would produce.
+- content rules: one document's lines (entries and INDEX files alike).
+- drawer and store rules: a drawer's entries and catalog together, or the whole store.
+
+A rule added here is run by both, so a write never adds a finding verify would print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from ..findings import Finding
+from ..store.load import Drawer, Store
+from ..store.rows import file_text
+from ..store.textfile import decode
+from . import injection, personal_data, secret_shapes, transcripts
+from .caps import check_caps
+from .cites import check_cites
+from .drift import check_drift
+from .episodic import check_episodic
+from .procedural import check_pointers
+from .semantic import check_semantic
+
+# (relpath, lines) -> findings, run on every readable document.
+CONTENT_RULES = (secret_shapes.scan, personal_data.scan, transcripts.scan, injection.scan)
+# (store, drawer, today) -> findings, run on every drawer.
+DRAWER_RULES: tuple[Callable[[Store, Drawer, date], list[Finding]], ...] = (
+    lambda store, drawer, today: check_drift(drawer),
+)
+# The same, run only on the drawer named.
+KIND_RULES: dict[str, Callable[[Store, Drawer, date], list[Finding]]] = {
+    "semantic": lambda store, drawer, today: check_semantic(drawer, today),
+    "episodic": lambda store, drawer, today: check_episodic(drawer),
+    "procedural": lambda store, drawer, today: check_pointers(drawer, store.root),
+}
+# (store, touched) -> findings, run once. `touched` is None for verify; the gate passes the
+# entries a write changes, so a rule that reads files outside memory (citations) reads
+# only theirs.
+STORE_RULES: tuple[Callable[[Store, set[str] | None], list[Finding]], ...] = (
+    lambda store, touched: check_caps(store),
+    lambda store, touched: check_cites(store, only=touched),
+)
+
+
+def file_rules(relpath: str, lines: list[str]) -> tuple[list[str] | None, list[Finding]]:
+    """The `file.*` rules on the bytes a write of `lines` produces, and the lines a later
+    load would read back from them (None when verify would not read them as text)."""
+    # surrogatepass: text that cannot be stored as UTF-8 gives bytes that file.encoding
+    # reports, rather than an exception here.
+    return decode(file_text(lines).encode("utf-8", "surrogatepass"), relpath)
+
+
+def check_drawer(store: Store, drawer: Drawer, today: date) -> list[Finding]:
+    findings: list[Finding] = []
+    for rule in DRAWER_RULES:
+        findings += rule(store, drawer, today)
+    documents = [(entry.relpath, entry.lines) for entry in drawer.entries.values()]
+    documents.append((drawer.index_relpath, drawer.index_lines))
+    for relpath, lines in documents:
+        if lines is not None:
+            for scan in CONTENT_RULES:
+                findings += scan(relpath, lines)
+    kind = KIND_RULES.get(drawer.name)
+    if kind is not None:
+        findings += kind(store, drawer, today)
+    return findings
+
+
+def check_store(
+    store: Store,
+    today: date,
+    drawers: list[str] | None = None,
+    touched: set[str] | None = None,
+) -> list[Finding]:
+    """Every rule but the file rules (the loader ran those) and git's (see git_state).
+    `drawers` limits the drawer rules to those drawers; store rules always run."""
+    findings: list[Finding] = []
+    for rule in STORE_RULES:
+        findings += rule(store, touched)
+    for name in drawers if drawers is not None else list(store.drawers):
+        findings += check_drawer(store, store.drawers[name], today)
+    return findings
