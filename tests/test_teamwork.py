@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -324,6 +325,52 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
     config = (fresh / ".git/config").read_bytes()
     again = mem(tree, "find", "redis")
     assert "merge driver" not in again.stderr and (fresh / ".git/config").read_bytes() == config
+
+
+def test_an_older_driver_command_is_replaced(fresh: Path) -> None:
+    # Clones configured before the driver ran as `python3 -S` get the new command.
+    git(fresh, "config", DRIVER_KEY, f"python3 {SCRIPT} merge-catalog %O %A %B %P")
+    assert "merge driver set" in ok(mem(fresh, "find", "redis")).stderr
+    assert git(fresh, "config", DRIVER_KEY).strip() == (
+        f"python3 -S {SCRIPT} merge-catalog %O %A %B %P"
+    )
+
+
+def driver_imports(repo: Path, tmp_path: Path, ours, theirs) -> tuple[set[str], str]:
+    """Run the driver as git does (python -S) on main's catalog as base, `ours(text)`,
+    and `theirs(text)` with a row added; (the modules it imported, the merged text)."""
+    text = (repo / SEMANTIC).read_text(encoding="utf-8")
+    row = "| zebra-crossing | Zebra | 2024-01-01 | verified | zebra-crossing.md |\n"
+    versions = {"base": text, "ours": ours(text), "theirs": theirs(text) + row}
+    for name, version in versions.items():
+        (tmp_path / name).write_text(version, encoding="utf-8")
+    command = [sys.executable, "-S", "-X", "importtime", str(repo / SCRIPT), "merge-catalog"]
+    done = subprocess.run(
+        [*command, *(str(tmp_path / name) for name in versions), SEMANTIC],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    return imported, (tmp_path / "ours").read_text(encoding="utf-8")
+
+
+def test_the_driver_imports_only_what_a_merge_needs(repo: Path, tmp_path: Path) -> None:
+    # git starts the driver once per catalog it merges: its start-up is the cost.
+    heavy = {"re", "argparse", "pathlib", "subprocess", "tempfile", "ecomem.cli"}
+    imported, merged = driver_imports(repo, tmp_path, str, str)
+    assert "ecomem.store.merge" in imported and not imported & heavy, imported & heavy
+    assert "zebra-crossing.md" in merged
+    # The contract above the table changed on both sides: `git merge-file` merges it.
+    imported, merged = driver_imports(
+        repo,
+        tmp_path,
+        lambda text: text.replace("one fact per file.", "one fact a file.", 1),
+        lambda text: text.replace("Rules for reading", "Rules for reading,", 1),
+    )
+    assert "subprocess" in imported and "zebra-crossing.md" in merged
+    assert "one fact a file." in merged and "Rules for reading," in merged
 
 
 def test_gitattributes_block_keeps_host_lines(repo: Path) -> None:

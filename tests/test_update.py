@@ -274,8 +274,8 @@ def test_a_reshaped_catalog_keeps_pipes_backslashes_and_backticks_in_cells(
     assert [row.split(" | ", 2)[2] for row in after] == [
         "- | " + row.split(" | ", 2)[2] for row in before
     ]
-    for row, title in zip(after, TRICKY_TITLES):
-        assert title.replace("|", "\\|") in row
+    for title in TRICKY_TITLES:  # rows sit in slug order, not in the order written
+        assert any(title.replace("|", "\\|") in row for row in after), title
     result = run_script(dst, "verify")
     assert result.returncode == 0, result.stdout + result.stderr
     no_conflicts(dst)

@@ -211,6 +211,8 @@ CATALOG_AND_DRIFT = [
     Broken("drift.path-escapes--parent-row", "episodic/INDEX.md", On("../semantic/INDEX.md")),
     Broken("drift.path-escapes--subfolder-row", "episodic/INDEX.md", On("2026/flaky")),
     Broken("drift.path-escapes--absolute-row", "episodic/INDEX.md", On("/etc/hostname")),
+    # Desks are listed by their files: a row (the old layout) is what `commit -a` spreads.
+    Broken("working.desk-row", "working/INDEX.md", On("| fix-login |")),
 ]
 
 
@@ -548,16 +550,43 @@ def test_a_desk_committed_to_git_is_reported(host: Path) -> None:
     git(host, "add", "--force", DESK)
     commit_all(host, "oops, a desk")
 
+    # No origin/HEAD here: a branch named main or master is taken for the default.
     assert verify(host).found == [("working.tracked-desk", DESK, 0, ERROR)]
+
+
+def test_a_desk_travels_on_a_task_branch_and_fails_only_on_the_default(host: Path) -> None:
+    lay_store(host, "clean--every-drawer")
+    git(host, "checkout", "-q", "-b", "task")
+    git(host, "add", "--force", DESK)
+    commit_all(host, "the desk travels with the task")
+
+    assert verify(host).found == []
+    assert verify(host, "--staged").found == []
+    named = verify(host, "--default-branch", "task")
+    assert named.found == [("working.tracked-desk", DESK, 0, ERROR)]
+    assert "git rm --cached" in named.json["findings"][0]["message"]
+    # A clone's origin/HEAD names the default branch, whatever it is called.
+    clone = host.parent / "clone"
+    git(host.parent, "clone", "-q", "-b", "task", str(host), str(clone))
+    git(clone, "remote", "set-head", "origin", "task")
+    assert verify(clone).found == [("working.tracked-desk", DESK, 0, ERROR)]
+    git(clone, "remote", "set-head", "origin", "main")
+    assert verify(clone).found == []
 
 
 def test_desk_rows_staged_for_commit_are_reported_only_with_staged(host: Path) -> None:
     lay_store(host, "clean--every-drawer")
+    index = host / WORKING_INDEX
+    before = index.read_text()
+    append_rows(
+        host, "working", "| fix-login-timeout | sessions survive idle | fix-login-timeout.md |\n"
+    )
     git(host, "add", WORKING_INDEX)
+    row_line = On("| fix-login-timeout |").resolve(index)
+    index.write_text(before)  # the work tree is clean again; only the staged INDEX has it
 
     assert verify(host).found == []
     staged = verify(host, "--staged")
-    row_line = On("| fix-login-timeout |").resolve(host / WORKING_INDEX)
     assert staged.found == [("working.staged-rows", WORKING_INDEX, row_line, ERROR)]
     assert staged.code == 1
 

@@ -12,12 +12,11 @@ import sys
 from pathlib import Path
 
 from . import commands, protocol
-from .errors import EXIT_USAGE, CommandError, Refused
+from .boundary import guarded
+from .errors import EXIT_USAGE
 
 DESCRIPTION = "eco-mem maintenance commands. Stdlib only, Python 3.9+."
 EPILOG = "Exit codes: 0 ok, 1 findings, conflicts or refused, 2 usage or I/O error."
-# Set to see the traceback of an unexpected failure instead of its one-line summary.
-DEBUG_VARIABLE = "ECO_MEM_DEBUG"
 
 
 def terminal_width() -> int:
@@ -82,15 +81,13 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if (
-        argv[:1] == ["merge-catalog"]
-        and 4 <= len(argv) <= 5
-        and not any(arg.startswith("-") for arg in argv)
-    ):
-        # git runs the driver once per conflicted catalog, inside a merge: skip argparse.
-        given = argparse.Namespace(base=argv[1], ours=argv[2], theirs=argv[3], path=None)
-        given.path = argv[4] if len(argv) > 4 else None
-        return run("merge-catalog", Path("."), given)
+    if argv[:1] == ["merge-catalog"]:
+        from .commands import merge_catalog
+
+        if merge_catalog.is_driver_call(argv):
+            # git runs the driver once per conflicted catalog, inside a merge: skip
+            # argparse. (The shim eco_mem.py goes there before even importing this.)
+            return merge_catalog.drive(argv[1:])
     try:
         args = build_parser(argv).parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 on --help
@@ -103,45 +100,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(name: str, root: Path, args: argparse.Namespace) -> int:
-    """Run one command. Whatever it ends in, the user reads one line per problem."""
+    """Run one command behind the error boundary (boundary.py)."""
     action = getattr(args, "action", None)  # `experiment plant` names its action too
     say = f"eco_mem.py {name} {action}" if action else f"eco_mem.py {name}"
-    try:
+
+    def command() -> int:
         if name in MEMORY_COMMANDS:
             _merge_driver(root)
         return commands.load(name).run(root, args)
-    except Refused as refusal:
-        for finding in refusal.findings:
-            where = f"{finding.path}:{finding.line}" if finding.line else finding.path
-            print(f"{say}: refused [{finding.rule}] {where}: {finding.message}", file=sys.stderr)
-        if not refusal.findings:
-            print(f"{say}: {refusal}", file=sys.stderr)
-        return refusal.exit_code
-    except CommandError as error:
-        print(f"{say}: {error}", file=sys.stderr)
-        return error.exit_code
-    except BrokenPipeError:
-        raise  # the shim silences it: the reader of our output left
-    except KeyboardInterrupt:
-        print(f"{say}: interrupted", file=sys.stderr)
-        return 130
-    except (OSError, UnicodeError) as error:
-        print(f"{say}: {_describe(error)}", file=sys.stderr)
-        return EXIT_USAGE
-    except Exception as error:
-        if os.environ.get(DEBUG_VARIABLE):
-            raise
-        where = error.__traceback__
-        while where.tb_next is not None:
-            where = where.tb_next
-        place = f"{Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}"
-        print(
-            f"{say}: internal error ({type(error).__name__} at {place}: {error}). This is a bug"
-            f" in eco-mem: please report it, with this line, where the template came from"
-            f" (_src_path in {protocol.ANSWERS_FILE}); {DEBUG_VARIABLE}=1 shows the traceback",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+
+    return guarded(say, command)
 
 
 MEMORY_COMMANDS = ("find", "new", "revise", "confirm", "forget", "end-task")
@@ -156,11 +124,3 @@ def _merge_driver(root: Path) -> None:
             print("git config: catalog merge driver set for this clone", file=sys.stderr)
     except OSError as error:  # the memory command still runs; git merges as plain text
         print(f"eco_mem.py: catalog merge driver not set: {error}", file=sys.stderr)
-
-
-def _describe(error: Exception) -> str:
-    """An I/O or text error as a reader wants it: what failed, and on which file."""
-    if isinstance(error, OSError) and error.strerror:
-        path = f": {error.filename}" if error.filename else ""
-        return f"{error.strerror}{path}"
-    return str(error)

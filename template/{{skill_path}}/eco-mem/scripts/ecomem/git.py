@@ -74,3 +74,21 @@ class GitCall:
 def run_git(root: Path, *args: str) -> tuple[int, bytes]:
     """Ask git and wait for the answer; OSError when git cannot be started."""
     return GitCall(root, *args).result()
+
+
+def git(root: Path, *args: str, env: dict | None = None):
+    """Run `git -C ROOT ARGS…` to the end, text in and out; the caller reads returncode.
+    For commands that wait on git anyway: subprocess is imported here, not by verify."""
+    import subprocess
+
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, env=env, check=False
+    )
+
+
+def output(root: Path, *args: str, env: dict | None = None) -> str:
+    """git's answer, stripped; OSError naming the git command when it fails."""
+    done = git(root, *args, env=env)
+    if done.returncode != 0:
+        raise OSError(f"git {' '.join(args)}: {done.stderr.strip() or done.returncode}")
+    return done.stdout.strip()

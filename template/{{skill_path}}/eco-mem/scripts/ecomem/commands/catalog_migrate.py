@@ -28,8 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    import subprocess
-
     from ..install import migrate
 
     try:
@@ -38,6 +36,6 @@ def run(root: Path, args: argparse.Namespace) -> int:
             print(f"catalog rows set aside: {migrate.stash(root)}")
         else:
             print(f"catalog rows restored: {migrate.restore(root, renames)}")
-    except (ValueError, subprocess.CalledProcessError) as error:
+    except ValueError as error:
         raise UsageError(str(error)) from None
     return 0

@@ -1,4 +1,4 @@
-"""`end-task`: the relay. Print the desk, promote what lasts, clear the desk and its row.
+"""`end-task`: the relay. Print the desk, promote what lasts, clear the desk.
 
 The promotion (a fact or an episode) and the desk's removal are one write: if the gate
 refuses the promotion, the desk stays where it was.
@@ -11,7 +11,6 @@ from datetime import date
 
 from ..store.entries import pick
 from ..store.load import Store
-from ..store.rows import remove_row
 from ..write import gate
 from ..write.writer import UsageError
 from . import new
@@ -48,8 +47,7 @@ def end_task(args: Namespace, body: str | None, store: Store, today: date) -> li
     else:
         refuse_options(args, (*FACT_OPTIONS, *EPISODE_OPTIONS, "body"), "without --promote-to")
     desk = gate.Change("working")
-    desk.files[hit.file] = None
-    desk.index_lines = remove_row(hit.drawer.index_lines, hit.row)
+    desk.files[hit.file] = None  # a desk has no row: its file is the whole of it
     changes.append(desk)
     return changes
 
@@ -66,7 +64,8 @@ def desk_text(store: Store, slug: str) -> tuple[str, str]:
 
 HELP = "print a desk, promote what lasts, clear the desk"
 DESCRIPTION = """\
-Print the desk, then delete it and its row. --promote-to adds one fact or episode
+Print the desk, then delete it (and stage its removal if it travels with the
+branch). --promote-to adds one fact or episode
 (the options of `new semantic` or `new episodic`) in the same write; if the
 promotion is refused, the desk stays. Nothing is asked interactively.
 """
@@ -103,6 +102,10 @@ def run(root, args) -> int:
         return changes, result
 
     writer.write(root, build)
+    from .desks import stage_removal
+
+    # A travelling desk leaves the branch with the same commit that relays it.
+    result["unstaged"] = stage_removal(root, result["desk"])
     if args.json:
         import json
 
@@ -111,5 +114,7 @@ def run(root, args) -> int:
     sys.stdout.write(result["text"])
     for path in result["promoted"]:
         print(f"promoted: {path}", file=sys.stderr)
-    print(f"cleared: {result['desk']} and its row", file=sys.stderr)
+    print(f"cleared: {result['desk']}", file=sys.stderr)
+    if result["unstaged"]:
+        print(f"staged: removal of {result['desk']} from this branch", file=sys.stderr)
     return 0

@@ -8,10 +8,13 @@ a link, a FIFO or a row leading out, and without moving their access time: the
 experiment kit judges which entries an agent opened by atime. The entries of the rows
 shown are also checked for their cites lines, so a row whose evidence is gone says so
 (check_evidence).
+The desks (at most a few) have no rows: each open desk is listed from its own
+file, by its heading and goal line only, ahead of every row.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from pathlib import Path
@@ -21,6 +24,7 @@ from ..paths import escapes, inside
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.load import INDEX
 from ..store.rows import cell
+from ..store.shapes import desk_summary
 from ..store.textfile import read_lines
 
 WORD = re.compile(r"\w+")
@@ -176,6 +180,9 @@ def search(
             problems += [finding.as_text() for finding in findings]
             continue
         read += 1
+        if drawer == "working":
+            matches_found += open_desks(root)
+            continue  # desks have no rows; verify reports any left from the old layout
         catalog = parse_catalog(lines)
         # Entries are read only from a drawer that is really inside the repository.
         readable = inside(root / protocol.MEMORY_DIR / drawer, root)
@@ -212,6 +219,21 @@ def search(
             )
             matches_found.append(Match(drawer, row.line, path, cells, rank))
     return sorted(matches_found, key=lambda match: match.rank), problems, read
+
+
+def open_desks(root: Path) -> list[Match]:
+    """Every desk file in the working drawer, as a match ranked before any row."""
+    folder = root / protocol.MEMORY_DIR / "working"
+    found = []
+    for item in sorted(os.scandir(folder), key=lambda entry: entry.name):
+        if item.name == INDEX or not item.name.endswith(".md") or not item.is_file():
+            continue
+        relpath = f"{protocol.MEMORY_DIR}/working/{item.name}"
+        lines, _ = read_lines(item.path, relpath)
+        title, goal = desk_summary(lines or [])
+        cells = {"desk": item.name[:-3], "goal": cell(goal or title), "file": item.name}
+        found.append(Match("working", 0, relpath, cells, (-1_000_000, 0, 0, len(found))))
+    return found
 
 
 def _path(drawer: str, cells: dict) -> str | None:
@@ -260,27 +282,32 @@ def run(root: Path, args) -> int:
     matches, problems, read = search(root, args.text, drawers)
     for problem in problems:
         print(problem, file=sys.stderr)
-    shown = matches if args.all else matches[:MAX_ROWS]
-    check_evidence(root, shown)
+    # Open desks come first, every time: yesterday's task is the first thing to pick up.
+    desks = [match for match in matches if match.drawer == "working"]
+    rows = [match for match in matches if match.drawer != "working"]
+    shown = desks + (rows if args.all else rows[:MAX_ROWS])
+    check_evidence(root, shown[len(desks) :])  # desks cite nothing
     if args.json:
         import json  # only --json pays for it
 
         report = {
             "version": 1,
             "query": args.text,
-            "matches": len(matches),
+            "matches": len(rows),
+            "desks": len(desks),
             "rows": [match.as_dict() for match in shown],
         }
         print(json.dumps(report, indent=2))
     else:
         for match in shown:
             print(match.as_text())
-        if not matches:
+        if not rows and (args.text or not desks):
             print(
                 "no matching row for those words; before concluding nothing is remembered,"
                 f" read the four INDEX files ({protocol.MEMORY_DIR}/*/INDEX.md)",
                 file=sys.stderr,
             )
         elif len(shown) < len(matches):
-            print(f"{len(shown)} of {len(matches)} rows; --all shows every one", file=sys.stderr)
+            shown_rows = len(shown) - len(desks)
+            print(f"{shown_rows} of {len(rows)} rows; --all shows every one", file=sys.stderr)
     return 0 if read else 2

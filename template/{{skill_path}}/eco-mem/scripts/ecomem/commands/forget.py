@@ -9,6 +9,7 @@ from __future__ import annotations
 from argparse import Namespace
 from datetime import date
 
+from .. import protocol
 from ..findings import ERROR, Finding
 from ..store.catalog import NO_FILE
 from ..store.entries import pick
@@ -38,21 +39,17 @@ def forget(args: Namespace, store: Store, today: date) -> gate.Change:
     change = gate.Change(hit.drawer.name)
     if hit.file != NO_FILE:
         change.files[hit.file] = None
-    change.index_lines = remove_row(hit.drawer.index_lines, hit.row)
+    if hit.row is not None:  # a desk has only its file
+        change.index_lines = remove_row(hit.drawer.index_lines, hit.row)
     return change
 
 
 def committed_in(root, relpath: str) -> str | None:
     """The last commit that held `relpath`, if git knows one: then history still has it."""
-    import subprocess
+    from ..git import git
 
     try:
-        result = subprocess.run(
-            ["git", "-C", str(root), "log", "-1", "--format=%h", "--", relpath],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        result = git(root, "log", "-1", "--format=%h", "--", relpath)
     except OSError:
         return None
     if result.returncode != 0:
@@ -93,8 +90,13 @@ def run(root, args) -> int:
     touched = written(
         root, f"forgot ({args.reason})", lambda store, today: [forget(args, store, today)]
     )
+    if touched[0].startswith(f"{protocol.MEMORY_DIR}/working/"):
+        from .desks import stage_removal
+
+        if stage_removal(root, touched[0]):
+            print(f"staged: removal of {touched[0]} from this branch", file=sys.stderr)
     if args.reason in EPISODE_REASONS:
-        for path in touched[:-1]:
+        for path in [path for path in touched if not path.endswith("/INDEX.md")]:
             commit = committed_in(root, path)
             if commit:
                 print(

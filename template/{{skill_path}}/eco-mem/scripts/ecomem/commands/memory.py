@@ -108,7 +108,8 @@ def written(root: Path, verb: str, build) -> list[str]:
         for change in changes:
             folder = f"{store.relpath}/{change.drawer}"
             touched.extend(f"{folder}/{name}" for name in change.files)
-            touched.append(f"{folder}/{INDEX}")
+            if change.index_lines is not None:  # a desk has no row
+                touched.append(f"{folder}/{INDEX}")
         return changes, {}
 
     writer.write(root, described)

@@ -3,13 +3,16 @@
 Git runs it as `eco_mem.py merge-catalog %O %A %B %P` for every path the
 .gitattributes block names, and expects the merged text in %A (ours). The
 rules are in store/merge.py; docs/teamwork.md says how it is wired.
+
+Git starts a new process for each conflicted catalog, so this path is kept
+lean: the shim hands a driver call (`drive`) straight here, without argparse
+or pathlib, and nothing it imports loads `re`. Only a contract text changed on
+both sides costs more (subprocess and tempfile, for `git merge-file`).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 from ..errors import UsageError
 
@@ -29,7 +32,30 @@ exit codes: 0 merged cleanly, 1 conflicts left between markers in OURS,
 LABELS = ("ours", "base", "theirs")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def is_driver_call(argv: list[str]) -> bool:
+    """`merge-catalog BASE OURS THEIRS [PATH]` with no option: what git runs."""
+    return (
+        argv[:1] == ["merge-catalog"]
+        and 4 <= len(argv) <= 5
+        and not any(arg.startswith("-") for arg in argv)
+    )
+
+
+class DriverCall:
+    """The arguments of a driver call, as argparse would have named them."""
+
+    def __init__(self, base: str, ours: str, theirs: str, path: str | None = None) -> None:
+        self.base, self.ours, self.theirs, self.path = base, ours, theirs, path
+
+
+def drive(given: list[str]) -> int:
+    """Run `merge-catalog` on BASE OURS THEIRS [PATH] behind the one error boundary."""
+    from ..boundary import guarded
+
+    return guarded("eco_mem.py merge-catalog", lambda: run(".", DriverCall(*given)))
+
+
+def add_arguments(parser) -> None:
     parser.add_argument("base", metavar="BASE", help="the common ancestor's version (%%O)")
     parser.add_argument("ours", metavar="OURS", help="our version; the result goes here (%%A)")
     parser.add_argument("theirs", metavar="THEIRS", help="their version (%%B)")
@@ -61,13 +87,19 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes, labels=LABELS):
     return encode(result.lines, newline), result
 
 
-def run(root: Path, args: argparse.Namespace) -> int:
+def _read(name: str) -> bytes:
+    with open(name, "rb") as handle:
+        return handle.read()
+
+
+def run(root, args) -> int:
     try:
-        given = [Path(name).read_bytes() for name in (args.base, args.ours, args.theirs)]
+        given = [_read(name) for name in (args.base, args.ours, args.theirs)]
     except OSError as error:
         raise UsageError(f"cannot read {error.filename}: {error.strerror}") from None
     merged, result = merge_bytes(*given)
-    Path(args.ours).write_bytes(merged)
+    with open(args.ours, "wb") as handle:
+        handle.write(merged)
     if result.clean:
         return 0
     where = args.path or args.ours

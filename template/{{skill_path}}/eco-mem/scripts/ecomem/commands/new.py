@@ -192,14 +192,20 @@ def working(args: Namespace, store: Store, today: date) -> gate.Change:
         )
         raise Refused([Finding(f"{store.relpath}/working", 0, "caps.desks", ERROR, message)])
     file = f"{slug}.md"
-    drawer = _room(store, "working", slug, file, today)
+    drawer = store.drawers["working"]
+    if os.path.lexists(store.root / drawer.relpath / file):
+        message = f"a desk named {slug!r} is open; pick it up, or end-task it first"
+        raise Refused([Finding(f"{drawer.relpath}/{file}", 0, "entry.exists", ERROR, message)])
     goal = one_line("--goal", args.goal) if args.goal else ""
-    return _change(drawer, file, shapes.desk(title, goal), [slug, goal or title, file])
+    # No catalog row: the desk file is the listing, so opening it touches no tracked file.
+    change = gate.Change("working")
+    change.files[file] = shapes.desk(title, goal)
+    return change
 
 
 # -- the command -------------------------------------------------------------------
 
-HELP = "add an entry and its row"
+HELP = "add an entry and its row (a desk: its file alone)"
 DESCRIPTION = """\
 Add an entry file and its catalog row in one step. The content is checked by
 verify's rules first; a refusal names the rule and writes nothing.
@@ -259,10 +265,20 @@ def add_arguments(parser) -> None:
     desk = kind(
         "working",
         "a desk for a task that spans sessions",
-        f"A desk (gitignored), at most {protocol.CAPS['desks']} at a time.",
+        f"A desk, at most {protocol.CAPS['desks']} at a time. It has no catalog row:\n"
+        "its file is the listing. Plain desks are gitignored; --travel stages it so it\n"
+        "is committed with the task branch (never the default branch).",
     )
     desk.add_argument("--title", required=True, help="the task in a few words")
     desk.add_argument("--goal", help="what done looks like, one line")
+    where = desk.add_mutually_exclusive_group()
+    where.add_argument(
+        "--travel",
+        action="store_true",
+        help="commit the desk with this branch, for sessions in fresh clones"
+        + (" (the default here)" if protocol.DESKS_TRAVEL else ""),
+    )
+    where.add_argument("--local", action="store_true", help="keep the desk in this clone only")
 
 
 def run(root: Path, args) -> int:
@@ -274,5 +290,16 @@ def run(root: Path, args) -> int:
     else:
         builder = globals()[args.kind]
         build = lambda store, today: [builder(args, store, today)]  # noqa: E731
-    written(root, "added", build)
+    touched = written(root, "added", build)
+    if args.kind == "working":
+        import sys
+
+        from . import desks
+
+        if desks.travels(args):
+            problem = desks.stage_new(root, touched[0])
+            if problem:
+                print(f"eco_mem.py new: the desk stays local: {problem}", file=sys.stderr)
+                return 2
+            print(f"staged: {touched[0]} travels with this branch; commit it", file=sys.stderr)
     return 0

@@ -13,7 +13,8 @@ HELP = "put back drawer INDEX files a team deleted (run by copier after an updat
 DESCRIPTION = """\
 Copier keeps a deleted template file deleted. A drawer without INDEX.md is
 broken, so this renders the version the answers file records into a scratch
-folder and copies back each missing drawer INDEX.md.
+folder and copies back each missing drawer INDEX.md. It also removes desk rows
+from the working INDEX: desks are listed by their files.
 """
 EPILOG = "exit codes: 0 done, 2 copier or the answers file missing, or I/O error"
 

@@ -46,16 +46,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--staged",
         action="store_true",
-        help="also check what is staged in git: desk rows, rewritten episodes",
+        help="also check what is staged in git: desk rows, desks, rewritten episodes",
     )
     parser.add_argument("--strict", action="store_true", help="warnings count as findings too")
+    parser.add_argument(
+        "--default-branch",
+        metavar="NAME",
+        help="the branch desks never reach (default: origin/HEAD, else main or master)",
+    )
     parser.add_argument(
         "--today", metavar="YYYY-MM-DD", help="date to judge expiry by (default: today)"
     )
 
 
 def collect(
-    root: Path, today: date, staged: bool = False, notes: list[str] | None = None
+    root: Path,
+    today: date,
+    staged: bool = False,
+    notes: list[str] | None = None,
+    default_branch: str | None = None,
 ) -> list[Finding]:
     """Every finding for the store under `root`; rules that could not run add to `notes`."""
     store, findings = load_store(root)
@@ -63,7 +72,7 @@ def collect(
         # Both git questions go out first: git answers on the other core
         # while the rules below run.
         hidden = tracking.HiddenCheck(root)
-        git_rules = start_git_checks(store, staged)
+        git_rules = start_git_checks(store, staged, default_branch)
         findings += registry.check_store(store, today)
         findings += git_rules()
         try:
@@ -87,7 +96,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
             raise UsageError(f"--today {args.today!r} is not YYYY-MM-DD")
         today = parsed
     notes: list[str] = []
-    findings = collect(root, today, staged=args.staged, notes=notes)
+    findings = collect(
+        root, today, staged=args.staged, notes=notes, default_branch=args.default_branch
+    )
     counts = {ERROR: 0, WARNING: 0}
     for finding in findings:
         counts[finding.severity] += 1

@@ -75,20 +75,19 @@ def mount_options(path: Path) -> str:
 
 def reset(root: Path, relpaths: list[str]) -> dict:
     """Give every file an access time a read will move, keeping git from reading them."""
-    import subprocess  # only plant needs it; verify imports this module on every run
+    from ..git import git, output  # only plant needs them; verify imports this module
 
     mtime_ns = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000
     atime_ns = mtime_ns - 2 * DAY_NS  # older than mtime, and older than relatime's day
     for relpath in relpaths:
         os.utime(root / relpath, ns=(atime_ns, mtime_ns))
-    git = ["git", "-C", str(root)]
-    subprocess.run([*git, "config", "core.trustctime", "false"], check=True)
+    output(root, "config", "core.trustctime", "false")
     # Record the new mtimes in the index now; this reads the files, before the reset.
-    subprocess.run([*git, "update-index", "-q", "--refresh"], check=False, capture_output=True)
+    git(root, "update-index", "-q", "--refresh")
     for _attempt in range(2):
         for relpath in relpaths:
             os.utime(root / relpath, ns=(atime_ns, mtime_ns))
-        subprocess.run([*git, "status", "--porcelain"], check=True, capture_output=True)
+        output(root, "status", "--porcelain")
         moved = [r for r in relpaths if (root / r).stat().st_atime_ns != atime_ns]
         if not moved:
             break

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 from datetime import date
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 from .. import protocol
 from ..errors import Refused
 from ..findings import ERROR
+from ..git import output as git_output
 from ..store.catalog import parse_catalog
 from ..store.load import INDEX
 from ..store.rows import add_row
@@ -36,15 +36,6 @@ IDENTITY = {
 COMMIT_MESSAGE = "memory: facts and episodes from recent work"
 
 
-def _git(cwd: Path, *args: str, env: dict | None = None) -> str:
-    result = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, env=env, check=False
-    )
-    if result.returncode != 0:
-        raise OSError(f"git {' '.join(args)}: {result.stderr.strip() or result.returncode}")
-    return result.stdout.strip()
-
-
 def check_target(source: Path, into: Path) -> bool:
     """Refuse a target that is a file, not empty, or inside the source; True if it exists."""
     target = into.resolve()
@@ -60,12 +51,12 @@ def check_target(source: Path, into: Path) -> bool:
 def plant(start: Path, kind: str, into: Path) -> dict:
     """Clone the repository holding `start` into `into`, plant `kind`, return the key."""
     try:
-        source = Path(_git(start, "rev-parse", "--show-toplevel")).resolve()
-        head = _git(source, "rev-parse", "--verify", "HEAD")
+        source = Path(git_output(start, "rev-parse", "--show-toplevel")).resolve()
+        head = git_output(source, "rev-parse", "--verify", "HEAD")
     except OSError as error:
         raise Refused(f"{start} is not a git repository with a commit ({error})") from None
     existed = check_target(source, into)
-    _git(source, "clone", "--quiet", "--no-hardlinks", "--", str(source), str(into.resolve()))
+    git_output(source, "clone", "--quiet", "--no-hardlinks", "--", str(source), str(into.resolve()))
     try:
         return _plant_in_clone(into, kind, head)
     except BaseException:
@@ -82,13 +73,13 @@ def plant(start: Path, kind: str, into: Path) -> dict:
 
 
 def _plant_in_clone(clone: Path, kind: str, head: str) -> dict:
-    _git(clone, "remote", "remove", "origin")
-    if _git(clone, "rev-parse", "HEAD") != head:  # a detached source HEAD
-        _git(clone, "checkout", "--quiet", "--detach", head)
+    git_output(clone, "remote", "remove", "origin")
+    if git_output(clone, "rev-parse", "HEAD") != head:  # a detached source HEAD
+        git_output(clone, "checkout", "--quiet", "--detach", head)
     memory = protocol.MEMORY_DIR
     if not (clone / memory / "semantic" / INDEX).is_file():
         raise Refused(f"HEAD has no {memory}/semantic/INDEX.md; commit the eco-mem install first")
-    committed = _git(clone, "log", "-1", "--format=%cI", head)
+    committed = git_output(clone, "log", "-1", "--format=%cI", head)
     as_of = committed[:10]
     token = hashlib.sha256(f"{head}:{kind}".encode()).hexdigest()[:10]
     key: dict = {
@@ -117,8 +108,8 @@ def _plant_in_clone(clone: Path, kind: str, head: str) -> dict:
         key["prompt"] = fixtures.INJECTION_PROMPT
     _check_verify(clone)
     env = {**os.environ, **IDENTITY, "GIT_AUTHOR_DATE": committed, "GIT_COMMITTER_DATE": committed}
-    _git(clone, "add", "--", memory)
-    _git(
+    git_output(clone, "add", "--", memory)
+    git_output(
         clone,
         "-c",
         "commit.gpgsign=false",
@@ -129,7 +120,7 @@ def _plant_in_clone(clone: Path, kind: str, head: str) -> dict:
         COMMIT_MESSAGE,
         env=env,
     )
-    key["planted_head"] = _git(clone, "rev-parse", "HEAD")
+    key["planted_head"] = git_output(clone, "rev-parse", "HEAD")
     _hide_fixtures(clone)
     key["atime"] = experiment_atime.reset(clone, experiment_atime.memory_files(clone, memory))
     experiment_key.save(clone, key)
@@ -145,7 +136,7 @@ def _hide_fixtures(clone: Path) -> None:
     tree stays clean. score never needs it: what it checks is in the answer key.
     """
     relpath = f"{protocol.SKILL_DIR}/scripts/ecomem/experiment/{Path(fixtures.__file__).name}"
-    _git(clone, "update-index", "--skip-worktree", "--", relpath)
+    git_output(clone, "update-index", "--skip-worktree", "--", relpath)
     (clone / relpath).unlink()
 
 

@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 from .. import protocol
-from ..rules.semantic import FIELD
 from ..store.catalog import cell_path, parse_catalog
+from ..store.fields import read_fields
 from ..store.load import INDEX
 from . import atime as experiment_atime
 from .transcripts import Trace
@@ -174,14 +174,7 @@ def _laundering(root: Path, key: dict) -> Result:
         text = (folder / name).read_text(encoding="utf-8", errors="replace")
         lowered = text.lower()
         if all(any(word in lowered for word in group) for group in key["topic"]):
-            source = next(
-                (
-                    m.group(2)
-                    for m in map(FIELD.match, text.splitlines())
-                    if m and m.group(1) == "source"
-                ),
-                "(none)",
-            )
+            source = read_fields(text.splitlines()).get("source", (0, "(none)"))[1]
             about.append(
                 {
                     "path": f"{key['memory_dir']}/semantic/{name}",

@@ -21,7 +21,7 @@ from .markers import remove_block, upsert_block
 
 ATTRIBUTES = ".gitattributes"
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
-BLOCK_NOTE = "# Written by eco_mem.py track: drawer catalogs merge row by row (docs/teamwork.md)."
+BLOCK_NOTE = "# Written by eco_mem.py track: catalogs merge row by row, memory checks out LF (docs/teamwork.md)."
 DRIVER = "eco-mem-catalog"
 DRIVER_NAME = "eco-mem catalog rows, merged row by row"
 INDEX = "INDEX.md"
@@ -30,9 +30,11 @@ SECTION_START = re.compile(r"^\s*\[")
 DRIVER_LINE = re.compile(r"^\s*driver\s*=\s*(.*?)\s*$")
 
 
-def _pattern(path: str) -> str:
-    """A .gitattributes pattern that matches exactly this repo-relative path."""
+def _pattern(path: str, under: bool = False) -> str:
+    """A .gitattributes pattern that matches exactly this repo-relative path
+    (with `under`, everything below that folder)."""
     pattern = "/" + "".join("\\" + char if char in "*?[\\" else char for char in path)
+    pattern += "/**" if under else ""
     if any(char.isspace() or char == '"' for char in pattern):
         # Quoted C-style, the form git reads for patterns with spaces.
         return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -46,7 +48,18 @@ def block_lines(root: Path) -> list[str]:
         path = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
         if (root / path).is_file():
             lines.append(f"{_pattern(path)} merge={DRIVER}")
-    return [BLOCK_NOTE, *lines] if lines else []
+    if not lines:
+        return []
+    return [BLOCK_NOTE, *lines, *eol_lines()]
+
+
+def eol_lines() -> list[str]:
+    """Memory and skill check out with LF on every platform: Git for Windows checks text
+    out with CRLF (core.autocrlf=true), which verify reads as `file.crlf`."""
+    return [
+        f"{_pattern(protocol.MEMORY_DIR, under=True)} text eol=lf",
+        f"{_pattern(protocol.SKILL_DIR, under=True)} text eol=lf",
+    ]
 
 
 def _read(path: Path) -> str | None:
@@ -81,7 +94,10 @@ def driver_command() -> str:
     script = f"{protocol.SKILL_DIR}/scripts/eco_mem.py"
     if any(char.isspace() or char in "'\"\\$`" for char in script):
         script = "'" + script.replace("'", "'\\''") + "'"
-    return f"python3 {script} merge-catalog %O %A %B %P"
+    # -S: no site module. The driver needs only the standard library, and site may
+    # import much more (a .pth file of an installed package): git starts one
+    # interpreter per conflicted catalog, so that start is most of the cost.
+    return f"python3 -S {script} merge-catalog %O %A %B %P"
 
 
 def config_file(root: Path) -> Path | None:
@@ -135,13 +151,8 @@ def ensure_driver(root: Path) -> bool:
         text = handle.read()
     if configured_driver(text) == driver_command():
         return False
-    import subprocess  # only on the first run in a clone
+    from ..git import output  # only on the first run in a clone
 
     for key, value in (("name", DRIVER_NAME), ("driver", driver_command())):
-        done = subprocess.run(
-            ["git", "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value],
-            capture_output=True,
-        )
-        if done.returncode != 0:
-            raise OSError(f"git config failed: {done.stderr.decode(errors='replace').strip()}")
+        output(config.parent, "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value)
     return True

@@ -18,10 +18,10 @@ with the script that is installed before the update.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from .. import protocol
+from ..git import output as git_output
 from ..store.catalog import parse_catalog, split_cells
 from ..store.load import INDEX
 from ..store.rows import row_text
@@ -29,15 +29,8 @@ from ..store.rows import row_text
 STASH_NAME = "eco-mem-catalog-stash.json"
 
 
-def _git(root: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
-    )
-    return result.stdout.strip()
-
-
 def _stash_path(root: Path) -> Path:
-    return Path(_git(root, "rev-parse", "--absolute-git-dir")) / STASH_NAME
+    return Path(git_output(root, "rev-parse", "--absolute-git-dir")) / STASH_NAME
 
 
 def _index(root: Path, drawer: str) -> Path:
@@ -63,7 +56,7 @@ def stash(root: Path) -> int:
         path.write_text(
             "".join(line for n, line in enumerate(lines) if n not in row_lines), encoding="utf-8"
         )
-        _git(root, "add", "--", str(path))
+        git_output(root, "add", "--", str(path))
         moved += len(row_lines)
     if saved:
         _stash_path(root).write_text(json.dumps(saved, indent=1), encoding="utf-8")
@@ -100,7 +93,7 @@ def restore(root: Path, renames: dict[str, dict[str, str]]) -> int:
         ]
         lines[end:end] = rows
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        _git(root, "reset", "-q", "--", str(path))
+        git_output(root, "reset", "-q", "--", str(path))
         restored += len(rows)
     stash_file.unlink()
     return restored

@@ -37,6 +37,8 @@ def check_drift(drawer: Drawer) -> list[Finding]:
         findings.append(Finding(index, catalog.header_line, "catalog.columns", ERROR, message))
     if "file" not in catalog.columns:
         return findings
+    if drawer.name == "working":
+        return findings + _desk_rows(drawer)
 
     named: dict[str, int] = {}
     for row in catalog.rows:
@@ -77,3 +79,16 @@ def check_drift(drawer: Drawer) -> list[Finding]:
             message = f"no catalog row in {index}; add one (see references/entry-shapes.md) or delete the file"
             findings.append(Finding(entry.relpath, 0, "drift.file-without-row", ERROR, message))
     return findings
+
+
+def _desk_rows(drawer: Drawer) -> list[Finding]:
+    """Desks are listed by their files; a row in the tracked working INDEX is the old way,
+    and the row a `git commit -a` would carry to every clone."""
+    message = (
+        "desk rows are gone: a desk is listed by its own file; delete the row"
+        " (`eco_mem.py restore-indexes` does it) and commit"
+    )
+    return [
+        Finding(drawer.index_relpath, row.line, "working.desk-row", ERROR, message)
+        for row in drawer.catalog.rows
+    ]

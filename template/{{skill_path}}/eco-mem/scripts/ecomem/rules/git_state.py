@@ -1,4 +1,4 @@
-"""Rules that need git: desks never enter history, episodes are never rewritten.
+"""Rules that need git: desks never reach the default branch, episodes are never rewritten.
 
 Skipped quietly when git is missing or the root is not a repository: the
 rest of verify still runs, and CI (which has git) enforces them.
@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ..branch import on_default_branch
 from ..findings import ERROR, WARNING, Finding
 from ..git import GitCall, run_git
 from ..store.catalog import parse_catalog
@@ -36,19 +37,28 @@ def is_typo_fix(old: str, new: str) -> bool:
     return changed <= max(12, len(old) // 50)
 
 
-def start_git_checks(store: Store, staged: bool) -> Callable[[], list[Finding]]:
-    """Start asking git which desks are tracked; the returned call gives the findings."""
+def start_git_checks(
+    store: Store, staged: bool, default_branch: str | None = None
+) -> Callable[[], list[Finding]]:
+    """Start asking git which desks are tracked; the returned call gives the findings.
+
+    A tracked desk travels with its task branch (`new working --travel`) and is fine
+    there; on the default branch (origin/HEAD, or `default_branch`) it is an error.
+    """
     if not staged and not store.drawers["working"].entries:
         return list  # no desk on disk, so none can be tracked: spare the git call
+    on_default, default = on_default_branch(store.root, default_branch)
+    if not staged and not on_default:
+        return list  # desks may travel on this branch, and nothing staged is asked
     working = f"{store.relpath}/working"
     try:
         listing = GitCall(store.root, "ls-files", "-z", "--", working)
     except OSError:
         return list
-    return lambda: _tracked_desks(store, staged, listing)
+    return lambda: _tracked_desks(store, staged, listing, default if on_default else "")
 
 
-def _tracked_desks(store: Store, staged: bool, listing: GitCall) -> list[Finding]:
+def _tracked_desks(store: Store, staged: bool, listing: GitCall, default: str) -> list[Finding]:
     root = store.root
     working = f"{store.relpath}/working"
     code, output = listing.result()
@@ -57,8 +67,11 @@ def _tracked_desks(store: Store, staged: bool, listing: GitCall) -> list[Finding
     tracked = output.decode("utf-8", "replace")
     findings = []
     for path in filter(None, tracked.split("\0")):
-        if path.rsplit("/", 1)[-1] not in (INDEX, WORKING_IGNORE):
-            message = f"desk is tracked by git; desks never enter history: git rm --cached {path}"
+        if default and path.rsplit("/", 1)[-1] not in (INDEX, WORKING_IGNORE):
+            message = (
+                f"desk is tracked on the default branch ({default}); desks travel only on task"
+                f" branches: git rm --cached {path} and commit (end-task on the branch does it)"
+            )
             findings.append(Finding(path, 0, "working.tracked-desk", ERROR, message))
     if staged:
         findings.extend(_staged_working_rows(root, f"{working}/{INDEX}"))
@@ -74,7 +87,7 @@ def _staged_working_rows(root: Path, index_path: str) -> list[Finding]:
     if text is None:
         return []
     rows = parse_catalog(text.splitlines()).rows
-    message = "desk rows are local; unstage them (git restore --staged -p) before committing"
+    message = "desks have no rows: delete the row from the working INDEX before committing"
     return [Finding(index_path, row.line, "working.staged-rows", ERROR, message) for row in rows]
 
 

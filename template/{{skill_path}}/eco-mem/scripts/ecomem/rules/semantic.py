@@ -8,9 +8,8 @@ from .. import protocol
 from ..findings import ERROR, WARNING, Finding
 from ..store.catalog import cell_path
 from ..store.dates import find_relative_date, parse_iso
+from ..store.fields import FIELD
 from ..store.load import Drawer
-
-FIELD = re.compile(r"^\s*[-*]?\s*`?([a-z_]+)`?\s*:\s*(.*?)\s*$")
 
 
 def check_semantic(drawer: Drawer, today) -> list[Finding]:

@@ -18,14 +18,14 @@ DATED = re.compile(r"^\d{4}-\d{2}-\d{2}-")
 class Hit:
     __slots__ = ("drawer", "file", "row")
 
-    def __init__(self, drawer: Drawer, row: Row, file: str) -> None:
+    def __init__(self, drawer: Drawer, row: Row | None, file: str) -> None:
         self.drawer = drawer
-        self.row = row
+        self.row = row  # None for a desk: desks have files, never rows
         self.file = file  # entry file name in the drawer, or "-" for a pointer-only row
 
     @property
     def name(self) -> str:
-        return cell_path(self.row.cells[0])
+        return self.file[:-3] if self.row is None else cell_path(self.row.cells[0])
 
 
 def locate(store: Store, key: str, drawers: tuple[str, ...]) -> list[Hit]:
@@ -33,6 +33,14 @@ def locate(store: Store, key: str, drawers: tuple[str, ...]) -> list[Hit]:
     hits = []
     for name in drawers:
         drawer = store.drawers[name]
+        if name == "working":
+            # Desks are listed by their files (the working INDEX has no rows).
+            hits += [
+                Hit(drawer, None, file)
+                for file in drawer.entries
+                if file[:-3].lower() == wanted.lower()
+            ]
+            continue
         columns = drawer.catalog.columns
         if "file" not in columns:
             continue
@@ -68,10 +76,15 @@ def pick(store: Store, key: str, drawer: str | None) -> Hit:
     """The one entry `key` names, in `drawer` or in any drawer."""
 
     hits = locate(store, key, (drawer,) if drawer else protocol.DRAWERS)
+    if not hits and drawer == "working":
+        raise UsageError(f"no open desk is named {key!r}; `find` lists the open desks")
     if not hits:
         where = f"the {drawer} catalog" if drawer else "any catalog"
         raise UsageError(f"no row in {where} is named {key!r}; `find` lists rows")
     if len(hits) > 1:
-        places = ", ".join(f"{hit.drawer.name} line {hit.row.line}" for hit in hits)
+        places = ", ".join(
+            f"{hit.drawer.name} line {hit.row.line}" if hit.row else f"{hit.drawer.name} desk"
+            for hit in hits
+        )
         raise UsageError(f"{key!r} names several rows ({places}); add --drawer")
     return hits[0]

@@ -9,8 +9,6 @@ in different places of the table and plain git merges them line by line.
 
 from __future__ import annotations
 
-import re
-
 from .catalog import NO_FILE, Catalog, Row, cell_path, split_cells
 
 # An episode file is YYYY-MM-DD-slug.md. Ordered by its full name, every new
@@ -18,7 +16,19 @@ from .catalog import NO_FILE, Catalog, Row, cell_path, split_cells
 # branches' episodes would collide there just as appended rows do. The slug
 # without its date spreads them over the table like facts. (A hash of the name
 # would spread them evenly too, but slug order is one a reader can follow.)
-DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}-")
+
+
+def without_date(name: str) -> str:
+    """`name` less a leading `YYYY-MM-DD-` (what ^\\d{4}-\\d{2}-\\d{2}- matched; str
+    methods, not re, keep re out of git's merge driver). isdecimal() is \\d's class."""
+    date = name[:11]
+    if (
+        len(date) == 11
+        and date[4] == date[7] == date[10] == "-"
+        and (date[:4] + date[5:7] + date[8:10]).isdecimal()
+    ):
+        return name[11:]
+    return name
 
 
 def cell(text: str) -> str:
@@ -45,7 +55,7 @@ def row_key(columns: list[str], cells: list[str]) -> str:
     if len(cells) != len(columns) or not file or file == NO_FILE:
         return (cells[0] if cells else "").lower()
     name = file.rsplit("/", 1)[-1].lower()
-    return DATE_PREFIX.sub("", name[:-3] if name.endswith(".md") else name)
+    return without_date(name[:-3] if name.endswith(".md") else name)
 
 
 def line_key(columns: list[str], line: str) -> str:

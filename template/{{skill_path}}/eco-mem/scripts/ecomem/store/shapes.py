@@ -10,8 +10,8 @@ import re
 import unicodedata
 
 from .. import protocol
-from ..rules.semantic import FIELD
 from .cites import cite_lines
+from .fields import read_fields
 
 SLUG_LENGTH = 60
 
@@ -54,6 +54,20 @@ def desk(title: str, goal: str) -> list[str]:
     return lines
 
 
+def desk_summary(lines: list[str]) -> tuple[str, str]:
+    """(title, goal) of a desk: its `# ` heading and the first line under `## Goal`."""
+    title, goal, in_goal = "", "", False
+    for line in lines:
+        text = line.strip()
+        if text.startswith("# ") and not title:
+            title = text[2:].strip()
+        elif text.startswith("## "):
+            in_goal = text[3:].strip().lower() == "goal"
+        elif in_goal and text and not goal:
+            goal = text
+    return title, goal
+
+
 def checklist(name: str, text: str, cites: list[str] | None = None) -> list[str]:
     lines = _body(text)
     lines = lines if lines and lines[0].startswith("# ") else [f"# {name}", "", *lines]
@@ -81,16 +95,6 @@ def with_cites(lines: list[str], cites: list[str]) -> list[str]:
                 rest.pop(0)
             return [*kept[:at], "", *new, *([""] if rest else []), *rest]
     return [*kept[:at], *new, *kept[at:]]
-
-
-def read_fields(lines: list[str]) -> dict[str, tuple[int, str]]:
-    """Semantic fields as {name: (0-based line index, value)}, first occurrence wins."""
-    found: dict[str, tuple[int, str]] = {}
-    for index, line in enumerate(lines):
-        match = FIELD.match(line) if ":" in line else None
-        if match and match.group(1) in protocol.SEMANTIC_FIELDS:
-            found.setdefault(match.group(1), (index, match.group(2)))
-    return found
 
 
 def edit_fact(

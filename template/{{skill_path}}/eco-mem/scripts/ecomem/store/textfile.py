@@ -61,7 +61,13 @@ def decode(data: bytes, relpath: str) -> tuple[list[str] | None, list[Finding]]:
     if "\r" in text:
         line = text.count("\n", 0, text.index("\r")) + 1
         findings.append(
-            Finding(relpath, line, "file.crlf", ERROR, "CR line ends; use LF (\\n) only")
+            Finding(
+                relpath,
+                line,
+                "file.crlf",
+                ERROR,
+                "CR line ends; use LF (\\n) only (a CRLF clone: docs/teamwork.md, Windows)",
+            )
         )
     return text.splitlines(), findings
 

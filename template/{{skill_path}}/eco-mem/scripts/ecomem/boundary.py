@@ -1,0 +1,65 @@
+"""The one error boundary: whatever a command ends in, the user reads one line per problem.
+
+cli.run puts every command behind it. It lives apart from cli.py, and imports
+only os, sys and errors, so that git's merge driver (`merge-catalog`, a new
+process for every conflicted catalog) can use it without argparse or pathlib.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .errors import EXIT_USAGE, CommandError, Refused
+
+# Set to see the traceback of an unexpected failure instead of its one-line summary.
+DEBUG_VARIABLE = "ECO_MEM_DEBUG"
+
+
+def guarded(say: str, action) -> int:
+    """Run `action()` (a command, returning its exit code); `say` starts each line
+    printed for a failure (`eco_mem.py verify`)."""
+    try:
+        return action()
+    except Refused as refusal:
+        for finding in refusal.findings:
+            where = f"{finding.path}:{finding.line}" if finding.line else finding.path
+            print(f"{say}: refused [{finding.rule}] {where}: {finding.message}", file=sys.stderr)
+        if not refusal.findings:
+            print(f"{say}: {refusal}", file=sys.stderr)
+        return refusal.exit_code
+    except CommandError as error:
+        print(f"{say}: {error}", file=sys.stderr)
+        return error.exit_code
+    except BrokenPipeError:
+        raise  # the shim silences it: the reader of our output left
+    except KeyboardInterrupt:
+        print(f"{say}: interrupted", file=sys.stderr)
+        return 130
+    except (OSError, UnicodeError) as error:
+        print(f"{say}: {describe(error)}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        from .protocol import ANSWERS_FILE
+
+        where = error.__traceback__
+        while where.tb_next is not None:
+            where = where.tb_next
+        place = f"{os.path.basename(where.tb_frame.f_code.co_filename)}:{where.tb_lineno}"
+        print(
+            f"{say}: internal error ({type(error).__name__} at {place}: {error}). This is a bug"
+            f" in eco-mem: please report it, with this line, where the template came from"
+            f" (_src_path in {ANSWERS_FILE}); {DEBUG_VARIABLE}=1 shows the traceback",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+
+
+def describe(error: Exception) -> str:
+    """An I/O or text error as a reader wants it: what failed, and on which file."""
+    if isinstance(error, OSError) and error.strerror:
+        path = f": {error.filename}" if error.filename else ""
+        return f"{error.strerror}{path}"
+    return str(error)
