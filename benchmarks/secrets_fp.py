@@ -36,7 +36,7 @@ def main() -> int:
         parser.error(f"{args.corpus} is not a directory")
 
     sys.path.insert(0, str(SCRIPTS))
-    from ecomem import personal_data, secret_shapes
+    from ecomem.rules import personal_data, secret_shapes
 
     files = sorted(args.corpus.rglob("*.md"))
     rules = Counter()

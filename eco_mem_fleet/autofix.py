@@ -24,6 +24,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from all_repos import autofix_lib, git
@@ -92,6 +93,7 @@ def apply_fix(job: Job) -> None:
         outcome = job.fixer(job, repo)
     except Exception as error:  # the repo fails; the fleet goes on
         outcome = Outcome(repo, job.action, result="failed", message=one_line(error))
+        outcome.before, outcome.after = _versions(job)
         discard_changes()
     # The same test all-repos makes next: no difference means no commit, no push.
     if _git("diff", "origin/HEAD", "--quiet", check=False).returncode == 0:
@@ -100,6 +102,19 @@ def apply_fix(job: Job) -> None:
         job.ledger.finish(outcome)
     else:
         job.ledger.write(outcome)  # commit and push are still to come
+
+
+def _versions(job: Job) -> tuple[str, str]:
+    """(installed, target) for a repository whose fixer failed: never "- -> -" for both."""
+    from eco_mem_fleet.versions import read_answers
+
+    answers = read_answers(Path(".")) or {}
+    before = str(answers.get("_commit", "-"))
+    target = job.options.get("ref") or job.options.get("vcs_ref")
+    if not target:
+        newest = job.options.get("newest") or {}
+        target = newest.get(str(answers.get("_src_path")))
+    return before, str(target or "?")
 
 
 def check_fix(job: Job) -> None:
@@ -180,10 +195,16 @@ def run(
             ready.append(path)
         else:
             message = "not cloned: all-repos-clone could not fetch it (see its log)"
-            outcomes.append(Outcome(name, action, result="failed", message=message))
+            target = str(options.get("ref") or options.get("vcs_ref") or "?")
+            outcomes.append(Outcome(name, action, after=target, result="failed", message=message))
 
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet.") as folder:
-        ledger = Ledger(folder, total=len(ready), quiet=quiet_progress())
+        # The count covers every repository the summary will list, skipped ones included.
+        ledger = Ledger(
+            folder, total=len(skipped) + len(outcomes) + len(ready), quiet=quiet_progress()
+        )
+        for outcome in sorted(skipped + outcomes, key=lambda o: o.repo):
+            ledger.finish(outcome)
         job = Job(
             action=action,
             fixer=fixer,

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import copier
+from copier.errors import TaskError
 
 from eco_mem_fleet.autofix import Job, discard_changes
 from eco_mem_fleet.report import Outcome
@@ -21,6 +22,35 @@ from eco_mem_fleet.versions import is_older, newest_tag, read_answers, script_pa
 HERE = Path(".")  # all-repos runs the fix with the scratch clone as working directory
 # `eco_mem.py upgrade` lists each conflicted file on stderr as "  PATH: what to do".
 CONFLICT_LINE = re.compile(r"^  (\S.*?): ")
+# `eco_mem.py track` names each hiding rule on its own line: "SOURCE:LINE `PATTERN` hides PATH".
+HIDES_LINE = re.compile(r"^(?:eco_mem\.py \w+: )?(\S+:\d+ `.*` hides \S+)$")
+
+
+def hiding_rules(stderr: str) -> str:
+    """The hiding file and rule from track's advice, as one line; empty if it named none."""
+    found = [match.group(1) for match in map(HIDES_LINE.match, stderr.splitlines()) if match]
+    return "; ".join(dict.fromkeys(found))
+
+
+def track_reason(answers: dict | None) -> str:
+    """Why the copy's `track` task failed, asked of the rendered script (its files stay)."""
+    script = script_path(HERE, answers or {})
+    if not script.is_file():
+        return ""
+    track = subprocess.run(
+        [sys.executable, str(script), "track", "--root", "."],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    sys.stdout.write(track.stdout + track.stderr)  # into all-repos' log for this repo
+    rules = hiding_rules(track.stderr)
+    if not rules:
+        return ""
+    return (
+        f"a nested .gitignore hides eco-mem: {rules}; add the lines `eco_mem.py track`"
+        " prints to that file, then rerun; nothing pushed"
+    )
 
 
 def stage_everything() -> list[str]:
@@ -51,24 +81,39 @@ def hidden_failure(outcome: Outcome, hidden: list[str]) -> Outcome:
     return outcome
 
 
+def already_installed(repo: str, answers: dict, target: str) -> Outcome:
+    """A skipped install shows the version it has and the one this run installs."""
+    installed = str(answers.get("_commit", "?"))
+    message = "already installed"
+    if installed != target:
+        message += f" at {installed}; `python -m eco_mem_fleet.upgrade` moves it to {target}"
+    return Outcome(repo, "install", installed, target, "skipped", message=message)
+
+
 def install_one(job: Job, repo: str) -> Outcome:
     ref = job.options["ref"]
     answers = read_answers(HERE)
     if answers is not None:
-        installed = str(answers.get("_commit", "?"))
-        return Outcome(
-            repo, "install", installed, installed, "skipped", message="already installed"
-        )
+        return already_installed(repo, answers, ref)
     outcome = Outcome(repo, "install", before="-", after=ref)
-    copier.run_copy(
-        job.options["template"],
-        ".",
-        data=job.options["data"],
-        defaults=True,
-        unsafe=True,
-        quiet=True,
-        vcs_ref=job.options["vcs_ref"],
-    )
+    try:
+        copier.run_copy(
+            job.options["template"],
+            ".",
+            data=job.options["data"],
+            defaults=True,
+            unsafe=True,
+            quiet=True,
+            vcs_ref=job.options["vcs_ref"],
+        )
+    except TaskError:
+        # Copier names only the failed command; the rendered files are still here,
+        # so ask track itself which host rule hides them.
+        outcome.message = track_reason(read_answers(HERE))
+        if not outcome.message:
+            raise
+        discard_changes()
+        return outcome
     hidden = stage_everything()
     if hidden:
         return hidden_failure(outcome, hidden)
@@ -117,6 +162,7 @@ def upgrade_one(job: Job, repo: str) -> Outcome:
         outcome.message = "not pushed: run `eco_mem.py upgrade` in a clone and resolve"
     else:
         lines = upgrade.stderr.strip().splitlines() or [f"exit {upgrade.returncode}"]
-        outcome.message = lines[-1]
+        rules = hiding_rules(upgrade.stderr)
+        outcome.message = f"a nested .gitignore hides eco-mem: {rules}" if rules else lines[-1]
     discard_changes()
     return outcome

@@ -12,6 +12,7 @@ module in the all-repos config. Exit 0 when no repository failed, else 1.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ import yaml
 from all_repos import autofix_lib
 
 from eco_mem_fleet import autofix
-from eco_mem_fleet.fixes import install_one
+from eco_mem_fleet.fixes import already_installed, install_one
 from eco_mem_fleet.report import Outcome
 from eco_mem_fleet.versions import newest_tag, read_answers, template_source
 
@@ -61,12 +62,11 @@ def load_data(path: str | None) -> dict:
     return data
 
 
-def not_installed(path: str, name: str) -> Outcome | None:
+def not_installed(path: str, name: str, ref: str = "?") -> Outcome | None:
     answers = read_answers(Path(path))
     if answers is None:
         return None
-    installed = str(answers.get("_commit", "?"))
-    return Outcome(name, "install", installed, installed, "skipped", message="already installed")
+    return already_installed(name, answers, ref)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args,
         action="install",
         fixer=install_one,
-        select=not_installed,
+        select=functools.partial(not_installed, ref=ref),
         msg=f"Install eco-mem {ref}",
         branch_name="eco-mem-install",
         options={"template": template, "vcs_ref": ref, "ref": ref, "data": data},

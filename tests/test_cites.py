@@ -262,13 +262,13 @@ def test_find_leaves_no_access_time_on_the_entries_it_checks(host: Path) -> None
 
 
 def test_a_checklist_cites_its_evidence_a_pointer_is_its_own(host: Path, tmp_path: Path) -> None:
-    steps = tmp_path / "steps.md"
+    steps = host / "steps.md"  # --checklist-file reads only inside the repository (issue 16)
     steps.write_text("1. run make release\n2. push the tag\n", encoding="utf-8")
     (host / "Makefile").write_text("release:\n\t./release.sh\n", encoding="utf-8")
     made = mem(
         host,
         *("new", "procedural", "--name", "release", "--use-when", "tagging a release"),
-        *("--checklist-file", str(steps), "--cite", 'Makefile "release:"'),
+        *("--checklist-file", "steps.md", "--cite", 'Makefile "release:"'),
     )
     assert_clean_exit(made, 0)
     lines = (host / PROCEDURAL / "release.md").read_text(encoding="utf-8").splitlines()

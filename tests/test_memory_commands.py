@@ -263,14 +263,14 @@ def test_new_procedural_points_at_a_file_inside_the_repo(host: Path) -> None:
     assert verify_findings(host) == []
 
 
-def test_new_procedural_stages_a_checklist_within_its_cap(host: Path, tmp_path: Path) -> None:
-    checklist = tmp_path / "steps.md"
+def test_new_procedural_stages_a_checklist_within_its_cap(host: Path) -> None:
+    checklist = host / "steps.md"  # read from inside the repository only (test_edges.py)
     args = ("new", "procedural", "--name", "Bump deps", "--use-when", "monthly", "--checklist-file")
     checklist.write_text("\n".join(f"{n}. step" for n in range(CAPS["procedural_lines"] + 1)))
-    assert_refused(mem(host, *args, str(checklist)), "caps.procedural-lines")
+    assert_refused(mem(host, *args, "steps.md"), "caps.procedural-lines")
 
     checklist.write_text("Proven on: 2026-10-02, 2026-11-02\n\n1. run it\n2. commit\n")
-    assert mem(host, *args, str(checklist)).returncode == 0
+    assert mem(host, *args, "steps.md").returncode == 0
     assert (
         (host / MEMORY / "procedural/bump-deps.md")
         .read_text()
@@ -385,8 +385,9 @@ def test_find_reads_only_indexes_and_the_shown_entries_cites(host: Path, tmp_pat
     assert "row points outside memory" in result.stderr
     memory = str((host / MEMORY).resolve()) + os.sep
     opened = {line for line in log.read_text().splitlines() if line.startswith(memory)}
-    # The rows shown are checked for citations (issue 18): their regular entry files
-    # are opened for the cites lines; the FIFO and the file outside never are.
+    # Entries are read to rank rows (test_find_recall.py) and the rows shown are checked
+    # for citations (issue 18): regular entry files only; the FIFO and the file outside
+    # never are.
     shown = {f"{memory}semantic/f{n}.md" for n in range(3)}
     assert opened == {f"{memory}{drawer}/INDEX.md" for drawer in DRAWERS} | shown
     assert not any(line.endswith("outside.md") for line in log.read_text().splitlines())
@@ -503,9 +504,7 @@ def test_confirm_never_works_without_by_user(host: Path) -> None:
     )
 
 
-def test_revise_graduates_a_staged_checklist(host: Path, tmp_path: Path) -> None:
-    steps = tmp_path / "steps.md"
-    steps.write_text("1. tag\n2. push\n")
+def test_revise_graduates_a_staged_checklist(host: Path) -> None:
     mem(
         host,
         "new",
@@ -515,7 +514,8 @@ def test_revise_graduates_a_staged_checklist(host: Path, tmp_path: Path) -> None
         "--use-when",
         "tagging",
         "--checklist-file",
-        str(steps),
+        "-",
+        stdin="1. tag\n2. push\n",
     )
 
     assert mem(host, "revise", "release", "--points-to", "scripts/release.sh").returncode == 0

@@ -157,6 +157,8 @@ SAMPLES = [
         sample("https://acme.webhook.office" + ".com/webhookb2/", (ALNUM, 40)),
     ),
     ("telegram-bot-token", ":AA", sample((DIGITS, 9), ":A" + "A", (URLSAFE, 33))),
+    ("twilio-key", "SK0", sample("S" + "K", (HEX, 32))),
+    ("twilio-key", "AC0", sample("A" + "C", (HEX, 32), ":", (HEX, 32))),
     ("sendgrid-key", "SG.", sample("S" + "G.", (URLSAFE, 22), ".", (URLSAFE, 39))),
     ("mailgun-key", "key-", sample("ke" + "y-", (HEX, 32))),
     ("mailchimp-key", "-us", sample((HEX, 32), "-u" + "s12")),
@@ -433,3 +435,32 @@ def test_verify_imports_no_heavy_module(rendered: Path, json_output: bool):
     assert "ecomem.commands.verify" in imported  # the probe sees verify's own imports
     expected = {"json"} if json_output else set()  # the report needs json, nothing else does
     assert imported & HEAVY_MODULES == expected
+
+
+# -- tokens inside API URLs, and ids that are public on their own --------------------
+
+
+def test_a_telegram_token_inside_a_bot_api_url_is_reported(shapes):
+    secret_shapes, _ = shapes
+    token = rand(DIGITS, 9) + ":A" + "A" + rand(URLSAFE, 33)
+    url = "https://api.telegram" + ".org/bot" + token + "/sendMessage"
+    lines = ["# Notes", "", f"curl -s {url}?chat_id=42", f"see robot{token}"]
+
+    findings = secret_shapes.scan("m.md", lines)
+
+    assert [(f.rule, f.line) for f in findings] == [("secret.telegram-bot-token", 3)]
+    assert token[12:] not in findings[0].message
+
+
+def test_a_twilio_account_sid_alone_is_public_and_not_reported(shapes):
+    secret_shapes, _ = shapes
+    sid = "A" + "C" + rand(HEX, 32)
+    lines = [
+        f"The account is {sid}.",
+        f"POST https://api.twilio.com/2010-04-01/Accounts/{sid}/Messages.json",
+        f"curl -u {sid}:$TWILIO_AUTH_TOKEN",
+    ]
+
+    assert secret_shapes.scan("m.md", lines) == []
+    joined = secret_shapes.scan("m.md", [f"curl -u {sid}:{rand(HEX, 32)} https://api.twilio.com"])
+    assert [f.rule for f in joined] == ["secret.twilio-key"]

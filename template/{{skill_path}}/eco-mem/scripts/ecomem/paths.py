@@ -24,6 +24,58 @@ def inside(path: Path, folder: Path) -> bool:
     return resolved == real_folder or real_folder in resolved.parents
 
 
+# Big enough for any checklist or cited file memory should hold; a larger one is refused
+# before it is read, so a command never pulls a huge or endless file into memory.
+READ_LIMIT = 256 * 1024
+CLIMBS = "is absolute or climbs out with '..'; name a file inside the repository"
+IN_GIT = "is under .git; name a file in the working tree"
+LINKS_OUT = "leads out of the repository through a symlink"
+# The reasons that mean "outside the repository", as opposed to "not a readable file".
+OUTSIDE = frozenset([CLIMBS, IN_GIT, LINKS_OUT])
+
+
+def repo_file(root: Path, given: str, limit: int = READ_LIMIT) -> tuple[Path | None, str]:
+    """The regular file `given` names inside the repository at `root`, or None and why not.
+
+    `given` is read relative to `root`. Refused: absolute paths, `..`, anything under
+    `.git`, a symlink (or a link in a parent folder) that resolves outside `root`, what
+    is not a regular file (a FIFO would block, a device never ends), more than `limit`
+    bytes. The reason is one lowercase clause, for the caller's message; it is in
+    OUTSIDE when the file lies outside the repository.
+    """
+    if not given or escapes(given):
+        return None, CLIMBS
+    if ".git" in posixpath.normpath(given).split("/"):
+        return None, IN_GIT
+    path = root / given
+    real_root = root.resolve()
+    resolved = path.resolve()
+    if not inside(path, root):
+        return None, LINKS_OUT
+    if resolved.relative_to(real_root).parts[:1] == (".git",):
+        return None, IN_GIT
+    try:
+        info = resolved.stat()
+    except OSError:
+        return None, "does not exist"
+    import stat
+
+    if not stat.S_ISREG(info.st_mode):
+        return None, "is not a regular file"
+    if info.st_size > limit:
+        return None, f"is {info.st_size} bytes, over the {limit}-byte limit"
+    return resolved, ""
+
+
+def read_repo_file(path: Path, limit: int = READ_LIMIT) -> bytes:
+    """At most `limit` bytes of a file `repo_file` accepted; ValueError if it grew past that."""
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"grew past the {limit}-byte limit while being read")
+    return data
+
+
 def resolved_inside(real: str, real_folder: str) -> bool:
     """`inside` for paths both already resolved (os.path.realpath): no file system call."""
     return real == real_folder or real.startswith(real_folder.rstrip(os.sep) + os.sep)

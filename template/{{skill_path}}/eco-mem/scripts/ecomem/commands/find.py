@@ -1,9 +1,13 @@
 """`find`: search the catalogs, the INDEX-first read. No entry text is ever printed.
 
-Only the four INDEX.md files are searched, so a poisoned entry cannot reach the reader
-through a search, and a search costs four small reads however big the store grows. The
-entries of the rows shown are opened for one thing only, their cites lines, so a row
-whose evidence is gone says so (check_evidence).
+A row matches a word when the row holds it, or the entry file behind the row does (a
+fact's scope and body), by substring or by word stem: `translations` finds "translated".
+Only catalog rows are printed, so a poisoned entry cannot reach the reader through a
+search. Entries are read (read_unseen) only as regular files inside their drawer, never
+a link, a FIFO or a row leading out, and without moving their access time: the
+experiment kit judges which entries an agent opened by atime. The entries of the rows
+shown are also checked for their cites lines, so a row whose evidence is gone says so
+(check_evidence).
 The desks (at most a few) have no rows: each open desk is listed from its own
 file, by its heading and goal line only, ahead of every row.
 """
@@ -16,7 +20,7 @@ import re
 from pathlib import Path
 
 from .. import protocol
-from ..paths import escapes
+from ..paths import escapes, inside
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.load import INDEX
 from ..store.rows import cell
@@ -63,6 +67,48 @@ STOPWORDS = frozenset(
 )
 
 
+# Suffixes stripped to reach a word's stem, longest first: cheap, and enough for the
+# plurals and verb forms agents type ("translations" and "translated" both give "transl",
+# "caching", "cached" and "cache" give "cach", "configuration" and "configure" "configur").
+# fmt: off
+SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
+# fmt: on
+ENTRY_LINES = 120  # every entry at its line cap fits; more is never needed to rank
+
+
+def stem(word: str) -> str:
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # logging -> logg -> log, tagged -> tagg -> tag
+    if word.endswith("at") and len(word) >= 7:
+        word = word[:-2]  # configuration, configure, configuring -> configur
+    return word
+
+
+def stems(text: str) -> set[str]:
+    return {stem(word) for word in WORD.findall(text)}
+
+
+def matches(term: str, text: str, text_stems: set[str]) -> bool:
+    """A substring (deploy finds deploys) or the same stem (translations finds translated)."""
+    return term in text or stem(term) in text_stems
+
+
+def entry_text(path: Path) -> str:
+    """What an entry says, lowercased, or "" when it is not a plain file to read.
+
+    read_unseen opens only a regular file (never a symlink or FIFO) and leaves its access
+    time as it was: the experiment kit's witness of what an agent read.
+    """
+    from ..store.textfile import read_unseen
+
+    lines = read_unseen(path)
+    return "\n".join(lines[:ENTRY_LINES]).lower() if lines else ""
+
+
 def query_terms(words: list[str]) -> list[str]:
     found = WORD.findall(" ".join(words).lower())
     useful = [word for word in found if word not in STOPWORDS]
@@ -79,7 +125,10 @@ class Match:
     def as_text(self) -> str:
         values = [value for name, value in self.cells.items() if name != "file"]
         flag = [f"EVIDENCE GONE, a hint until re-checked: {'; '.join(self.gone)}"]
-        return " | ".join([self.path, *values, *(flag if self.gone else [])])
+        # Cells escape their pipes as the catalog does, so ` | ` only ever separates cells.
+        return " | ".join(
+            cell(value) for value in [self.path, *values, *(flag if self.gone else [])]
+        )
 
     def as_dict(self) -> dict:
         return {
@@ -120,7 +169,7 @@ def search(
 ) -> tuple[list[Match], list[str], int]:
     """Matching rows, best first; the problems met; how many INDEX files could be read."""
     terms = query_terms(words)
-    matches, problems, read = [], [], 0
+    matches_found, problems, read = [], [], 0
     for order, drawer in enumerate(drawers):
         relpath = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
         if not (root / relpath).is_file():  # missing, or a FIFO that would block a read
@@ -132,9 +181,11 @@ def search(
             continue
         read += 1
         if drawer == "working":
-            matches += open_desks(root)
+            matches_found += open_desks(root)
             continue  # desks have no rows; verify reports any left from the old layout
         catalog = parse_catalog(lines)
+        # Entries are read only from a drawer that is really inside the repository.
+        readable = inside(root / protocol.MEMORY_DIR / drawer, root)
         for row in catalog.rows:
             if len(row.cells) != len(catalog.columns):
                 continue
@@ -144,13 +195,30 @@ def search(
                 problems.append(f"{relpath}:{row.line}: row points outside memory; run verify")
                 continue
             text = " ".join(row.cells).lower()
-            hits = [term for term in terms if term in text]  # substrings: deploy finds deploys
-            if terms and not hits:
+            text_stems = stems(text)
+            in_row = [term for term in terms if matches(term, text, text_stems)]
+            in_entry = []
+            entry_path = path.startswith(f"{protocol.MEMORY_DIR}/{drawer}/")
+            if readable and entry_path and len(in_row) < len(terms):
+                entry = entry_text(root / path)
+                entry_stems = stems(entry)
+                in_entry = [
+                    term
+                    for term in terms
+                    if term not in in_row and matches(term, entry, entry_stems)
+                ]
+            if terms and not in_row and not in_entry:
                 continue
             whole = set(WORD.findall(text))
-            rank = (-len(hits), -sum(term in whole for term in hits), order, row.line)
-            matches.append(Match(drawer, row.line, path, cells, rank))
-    return sorted(matches, key=lambda match: match.rank), problems, read
+            rank = (
+                -(len(in_row) + len(in_entry)),  # the most query words first,
+                -len(in_row),  # then words the row itself holds,
+                -sum(term in whole for term in in_row),  # as whole words,
+                order,
+                row.line,
+            )
+            matches_found.append(Match(drawer, row.line, path, cells, rank))
+    return sorted(matches_found, key=lambda match: match.rank), problems, read
 
 
 def open_desks(root: Path) -> list[Match]:
@@ -183,11 +251,13 @@ def _path(drawer: str, cells: dict) -> str | None:
 
 # -- the command -------------------------------------------------------------------
 
-HELP = "search the catalog rows (never the entry files)"
+HELP = "search the catalog rows (entries only rank them; only rows are printed)"
 DESCRIPTION = """\
 Print the catalog rows that match TEXT, best first, each with the path to open if
-the row is not enough. Only the four INDEX.md files are read. No TEXT lists rows.
-An empty result means nothing is remembered about it: do not browse the drawers.
+the row is not enough. A word matches a row, or the entry behind it, by substring
+or stem (translations finds translated); only rows are printed. No TEXT lists rows.
+A miss may be other words: read the four INDEX.md files before concluding nothing
+is remembered; do not browse the drawers.
 """
 EPILOG = "exit codes: 0 done (also when nothing matches), 2 usage or I/O error"
 
@@ -232,7 +302,11 @@ def run(root: Path, args) -> int:
         for match in shown:
             print(match.as_text())
         if not rows and (args.text or not desks):
-            print("no matching row: nothing is remembered about that", file=sys.stderr)
+            print(
+                "no matching row for those words; before concluding nothing is remembered,"
+                f" read the four INDEX files ({protocol.MEMORY_DIR}/*/INDEX.md)",
+                file=sys.stderr,
+            )
         elif len(shown) < len(matches):
             shown_rows = len(shown) - len(desks)
             print(f"{shown_rows} of {len(rows)} rows; --all shows every one", file=sys.stderr)

@@ -11,7 +11,7 @@ from argparse import Namespace
 from datetime import date
 from pathlib import Path
 
-from .. import protocol
+from .. import paths, protocol
 from ..findings import ERROR, Finding
 from ..store import cites, shapes
 from ..store.dates import parse_iso
@@ -126,12 +126,37 @@ def repo_path(root: Path, given: str) -> str:
     return text[2:] if text.startswith("./") else text
 
 
-def read_text_file(option: str, given: str) -> str:
+def read_checklist(root: Path, given: str) -> str:
+    """--checklist-file: stdin for '-', else a regular file inside the repository.
+
+    What this reads lands in a committed memory file, so a path that leaves the
+    repository (absolute, '..', a symlink out, .git) is refused: an agent steered by
+    injected text must not be able to copy /etc/passwd or ~/.ssh into memory.
+    """
+    if given == "-":
+        import sys
+
+        return sys.stdin.read()
+    path, reason = paths.repo_file(root, given)
+    if path is None:
+        rule = "checklist.outside" if reason in paths.OUTSIDE else "checklist.file"
+        message = f"--checklist-file {given} {reason} (paths are read from the repository root)"
+        raise Refused([Finding(given, 0, rule, ERROR, message)])
     try:
-        with open(given, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{option} {given}: cannot read it ({error})") from None
+        return paths.read_repo_file(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise UsageError(f"--checklist-file {given}: cannot read it ({error})") from None
+
+
+def procedure_name(given: str) -> str:
+    """A procedure's name is a few words, like a title; a path in it would be stored verbatim."""
+    name = one_line("--name", given)
+    if "/" in name or "\\" in name:
+        raise UsageError(
+            f"--name {name!r} looks like a path: give a few words (the file goes in --points-to)"
+        )
+    slug_of(name)
+    return name
 
 
 POINTER_CITES = (
@@ -141,7 +166,7 @@ POINTER_CITES = (
 
 
 def procedural(args: Namespace, store: Store, today: date) -> gate.Change:
-    name = one_line("--name", args.name)
+    name = procedure_name(args.name)
     file = f"{slug_of(name)}.md"
     drawer = _room(store, "procedural", name, file, today)
     use_when = one_line("--use-when", args.use_when)
@@ -151,7 +176,7 @@ def procedural(args: Namespace, store: Store, today: date) -> gate.Change:
         pointer = repo_path(store.root, one_line("--points-to", args.points_to))
         return _change(drawer, None, None, [name, use_when, pointer, "-"])
     cited = cite_values(args.cite, f"{drawer.relpath}/{file}")
-    text = read_text_file("--checklist-file", args.checklist_file)
+    text = read_checklist(store.root, args.checklist_file)
     lines = shapes.checklist(name, text, cited)
     return _change(drawer, file, lines, [name, use_when, "-", file])
 
@@ -231,7 +256,11 @@ def add_arguments(parser) -> None:
     pro.add_argument("--use-when", required=True, help="when to reach for it")
     target = pro.add_mutually_exclusive_group(required=True)
     target.add_argument("--points-to", metavar="PATH", help="repository-relative path")
-    target.add_argument("--checklist-file", metavar="FILE", help="file holding the checklist")
+    target.add_argument(
+        "--checklist-file",
+        metavar="FILE",
+        help="checklist file inside the repository, or - for stdin",
+    )
     cite_option(pro, "checklist only: ")
     desk = kind(
         "working",

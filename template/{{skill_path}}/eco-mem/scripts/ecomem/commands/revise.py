@@ -18,7 +18,7 @@ from ..store.rows import replace_row
 from ..write import gate
 from ..write.writer import Refused, UsageError
 from .memory import EXITS, cite_option, refuse_options
-from .new import POINTER_CITES, cite_values, one_line, read_text_file, repo_path, slug_of
+from .new import POINTER_CITES, cite_values, one_line, read_checklist, repo_path, slug_of
 
 SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body", "cite")
 PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body", "cite")
@@ -124,7 +124,7 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
             "nothing to revise: give --use-when, --points-to, --checklist-file, --cite or --body"
         )
     if args.checklist_file is not None:
-        body = read_text_file("--checklist-file", args.checklist_file)
+        body = read_checklist(store.root, args.checklist_file)
     columns = hit.drawer.catalog.columns
     cells = list(hit.row.cells)
     change = gate.Change("procedural")
@@ -198,7 +198,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="semantic (default: today)")
     parser.add_argument("--use-when", help="procedural")
     parser.add_argument("--points-to", metavar="PATH", help="procedural")
-    parser.add_argument("--checklist-file", metavar="FILE", help="procedural: new checklist")
+    parser.add_argument(
+        "--checklist-file", metavar="FILE", help="procedural: new checklist (in the repo, or -)"
+    )
     parser.add_argument("--body", help="new body; '-' reads stdin")
     cite_option(parser, "replaces all citations: ")
     parser.add_argument("--no-cite", action="store_true", help="drop every citation")

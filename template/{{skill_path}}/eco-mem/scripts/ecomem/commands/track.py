@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -38,6 +39,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
         print("not a git work tree; nothing to keep tracked")
         return 0
     except track.TrackError as error:
+        if isinstance(error, track.NestedRules):  # the root block is written: finish the rest
+            with contextlib.suppress(OSError):  # if not, the run after the nested lines does
+                attributes.ensure_driver(root)
         print(f"eco_mem.py track: {error}", file=sys.stderr)
         return 1
     except BlockError as error:

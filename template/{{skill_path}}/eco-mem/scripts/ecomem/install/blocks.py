@@ -65,6 +65,22 @@ def claude_imports_agents(root: Path) -> bool:
     return any(line.strip() == "@AGENTS.md" for line in outside.splitlines())
 
 
+def written_name(root: Path, path: Path) -> str:
+    """The file whose bytes a write to `path` changes, and the link it went through.
+
+    With AGENTS.md -> CLAUDE.md the bytes change in CLAUDE.md: say so, or a reader
+    looks for our block in the wrong file.
+    """
+    if not path.is_symlink():
+        return path.name
+    real = path.resolve()
+    try:
+        shown = real.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = str(real)  # a link leading out of the repository: name where it went
+    return f"{shown} (through the link {path.name})"
+
+
 def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[str]:
     """Bring both blocks up to date under `root`; return the files changed.
 
@@ -84,7 +100,9 @@ def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[s
             )
         elif not claude_code and old:
             plans.append((claude, old, remove_block(old, "CLAUDE.md", MARKDOWN_MARKERS)))
-    changed = [path.name for path, old, new in plans if _write_if_changed(path, old, new)]
+    changed = [
+        written_name(root, path) for path, old, new in plans if _write_if_changed(path, old, new)
+    ]
     if not claude_code and _remove_claude_link(root):
         changed.append(CLAUDE_LINK)
     return changed

@@ -259,16 +259,22 @@ def track(root: Path) -> tuple[list[str], bool]:
     """Rewrite the block in the root .gitignore so nothing eco-mem keeps is hidden.
 
     Returns the block's rules (empty when the host hides nothing and the block
-    is gone) and whether the file changed. Raises TrackError, with the original
-    file restored, when a
-    .gitignore below the root hides a path (its rules outrank the root's) or
-    when the result would put desks into git.
+    is gone) and whether the file changed. A .gitignore below the root outranks
+    the root one, so its lines are the host's to add: they are tried in place
+    while the root block is worked out (the nested file is restored byte for byte
+    afterwards), the root block is written in full, and NestedRules says which
+    lines to add where. Once they are added, a second run changes nothing.
+    Raises TrackError, with the original root file restored, when the result
+    would put desks into git or the rules cannot be found.
     """
     gitignore = root / GITIGNORE
     original = _read(gitignore)
     host = remove_block(original or "", GITIGNORE, MARKERS)
     paths = paths_to_keep(root)
     rules: list[str] = []
+    nested_lines: dict[str, list[str]] = {}  # nested .gitignore -> lines it needs
+    nested_originals: dict[str, str | None] = {}
+    nested_hides: dict[str, Hide] = {}  # hidden folder -> the nested rule hiding it
     try:
         # Rules are tried in place: only git's own reading of the real files
         # is trustworthy, and the host's lines are never touched meanwhile.
@@ -278,10 +284,16 @@ def track(root: Path) -> tuple[list[str], bool]:
             if not hides:
                 break
             nested = {prefix: hide for prefix, hide in hides.items() if hide.nested}
-            if nested:
-                raise TrackError(_nested_advice(root, nested, paths))
-            for prefix in hides:
-                rules += [rule for rule in reinclude_rules(root, prefix) if rule not in rules]
+            nested_hides.update(nested)
+            for source, lines in _nested_rules(root, nested, paths).items():
+                if source not in nested_originals:
+                    nested_originals[source] = _read(root / source)
+                wanted = nested_lines.setdefault(source, [])
+                wanted += [line for line in lines if line not in wanted]
+                _write(root / source, _with_lines(nested_originals[source], wanted))
+            for prefix, hide in hides.items():
+                if not hide.nested:
+                    rules += [rule for rule in reinclude_rules(root, prefix) if rule not in rules]
         else:
             raise TrackError(f"{GITIGNORE}: could not re-include {sorted(hides)}; please report")
         desk = f"{protocol.MEMORY_DIR}/{FUTURE_DESK}"
@@ -293,7 +305,26 @@ def track(root: Path) -> tuple[list[str], bool]:
     except BaseException:
         _write_if_changed(gitignore, original)
         raise
-    return rules, compose(host, rules) != original
+    finally:
+        for source, text in nested_originals.items():
+            _write_if_changed(root / source, text)
+    changed = compose(host, rules) != original
+    # The trial lines are gone again: whatever git still hides is the host's to fix.
+    if nested_lines and shallowest_hidden(root, paths):
+        raise NestedRules(_nested_advice(nested_hides, nested_lines, rules, changed))
+    return rules, changed
+
+
+class NestedRules(TrackError):
+    """Only lines in a nested .gitignore are missing; the root block is already written."""
+
+
+def _with_lines(text: str | None, lines: list[str]) -> str:
+    """The nested file with `lines` appended (the trial the advice is checked by)."""
+    text = text or ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + "".join(line + "\n" for line in lines)
 
 
 def _write_if_changed(path: Path, text: str | None) -> None:
@@ -301,22 +332,41 @@ def _write_if_changed(path: Path, text: str | None) -> None:
         _write(path, text)
 
 
-def _nested_advice(root: Path, nested: dict[str, Hide], paths: list[str]) -> str:
-    lines = []
+def _nested_rules(root: Path, nested: dict[str, Hide], paths: list[str]) -> dict[str, list[str]]:
+    """{nested .gitignore: the lines that re-include what its rules hide}."""
+    found: dict[str, list[str]] = {}
     for prefix, hide in sorted(nested.items()):
         base = hide.source.rpartition("/")[0]
-        rules: list[str] = []
+        rules = found.setdefault(hide.source, [])
         for path in paths:
             if path == prefix or path.startswith(prefix + "/"):
                 rules += [
                     rule for rule in _rules_down_to(root, prefix, path, base) if rule not in rules
                 ]
-        listed = "\n".join(f"    {rule}" for rule in rules)
-        lines.append(
-            f"{hide} hides {prefix}, and a nested {GITIGNORE} outranks the root one;"
-            f" add these lines at the end of {hide.source}:\n{listed}"
-        )
-    lines.append(f"then run `{TRACK_COMMAND}` again.")
+    return found
+
+
+def _nested_advice(
+    hides: dict[str, Hide], missing: dict[str, list[str]], rules: list[str], changed: bool
+) -> str:
+    """What is done, every line still needed, and what to run next: one message, one round."""
+    if rules and changed:
+        done = f"the root {GITIGNORE} block is written ({len(rules)} re-include rule(s))."
+    elif rules:
+        done = f"the root {GITIGNORE} block is already current."
+    else:
+        done = f"the root {GITIGNORE} needs nothing."
+    # One line per hiding rule, alone, so a caller (the fleet report) can quote it.
+    lines = [f"{hide} hides {prefix}" for prefix, hide in sorted(hides.items())]
+    lines.append(f"a nested {GITIGNORE} outranks the root one, so only you can change it; {done}")
+    for source, needed in sorted(missing.items()):
+        listed = "\n".join(f"    {line}" for line in needed)
+        lines.append(f"add these lines at the end of {source}:\n{listed}")
+    lines.append(
+        "eco-mem's files are installed and stay on disk (a `copier copy` that stopped here"
+        " rendered them all); once the lines are added, run"
+        f" `{TRACK_COMMAND}` (it should print nothing more to do) and commit."
+    )
     return "\n".join(lines)
 
 

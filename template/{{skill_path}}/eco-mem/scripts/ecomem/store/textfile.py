@@ -92,7 +92,8 @@ def read_unseen(path: str | Path) -> list[str] | None:
     try:
         try:
             descriptor = os.open(path, flags | noatime)
-            restore = None
+            # No O_NOATIME here (macOS, Windows): the open went ahead, so put the time back.
+            restore = None if noatime else os.fstat(descriptor)
         except PermissionError:
             descriptor = os.open(path, flags)
             restore = os.fstat(descriptor)

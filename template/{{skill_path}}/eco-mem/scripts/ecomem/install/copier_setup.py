@@ -1,0 +1,61 @@
+"""Which Copier `upgrade` runs, and whether it can load this template.
+
+The template's copier.yml loads `copier_template_extensions`, so a Copier without
+that module stops on the first render with "No module named ...". Checked here,
+before anything runs, with one command per common set-up in the message.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+
+def copier_command() -> list[str] | None:
+    """How to call copier here: on PATH, else as a module of this Python."""
+    found = shutil.which("copier")
+    if found:
+        return [found]
+    probe = subprocess.run([sys.executable, "-c", "import copier"], capture_output=True)
+    return [sys.executable, "-m", "copier"] if probe.returncode == 0 else None
+
+
+# One command per common way of having Copier; the template's copier.yml loads
+# copier_template_extensions, so Copier alone fails with "No module named ...".
+COPIER_SETUPS = (
+    "pipx install copier && pipx inject copier copier-template-extensions",
+    "uv tool install copier --with copier-template-extensions",
+    "pip install copier copier-template-extensions (in a virtual environment)",
+)
+
+
+def install_hint() -> str:
+    return "; or ".join(COPIER_SETUPS) + " (see docs/install.md)"
+
+
+def copier_python(command: list[str]) -> str | None:
+    """The Python that runs `command`: its script's shebang, or this one for `-m copier`."""
+    if command[0] == sys.executable:
+        return sys.executable
+    try:
+        with open(command[0], "rb") as script:
+            first = script.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None  # a binary launcher (Windows, some uv builds): cannot tell, so do not judge
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words or os.path.basename(words[0]) == "env" or not os.path.isfile(words[0]):
+        return None
+    return words[0]
+
+
+def missing_extension(command: list[str]) -> bool:
+    """True when copier's own Python cannot import the template's extension module."""
+    python = copier_python(command)
+    if python is None:
+        return False
+    probe = [python, "-c", "import copier_template_extensions"]
+    return subprocess.run(probe, capture_output=True).returncode != 0
