@@ -5,7 +5,9 @@ title, a scope and a one-line body, and queries phrased the way an agent types t
 each naming the fact that answers it. The template is rendered with default answers
 into a temporary git repository, the facts are written with the rendered `new semantic`,
 and each query runs `find WORDS --json --all` as a subprocess. A query is a hit when its
-fact is among the first three rows. Nothing is asserted (tests/test_find_recall.py holds
+fact is among the first three rows. Two query sets: `queries`, written with the facts in
+view (an upper bound), and `held_out`, written from a one-line question per fact by
+someone who never saw the stored text. Nothing is asserted (tests/test_find_recall.py holds
 the floor).
 
 From the repository root (TEMPLATE defaults to this working tree; pass another
@@ -65,22 +67,30 @@ def ranked(host: Path, query: str) -> list[str]:
     return [row["path"] for row in json.loads(found.stdout)["rows"]]
 
 
-def recall(template: Path, show: bool = False) -> tuple[int, int, list[str]]:
-    """(hits in the top 3, queries, one line per miss)."""
+QUERY_SETS = ("queries", "held_out")
+
+
+def recall(template: Path) -> dict[str, tuple[int, int, list[str]]]:
+    """For each query set: (hits in the top 3, queries, one line per miss)."""
     data = load()
+    results = {}
     with tempfile.TemporaryDirectory(prefix="eco-mem-find-") as tmp:
         host = Path(tmp) / "host"
         paths = build_store(template, host, data["facts"])
-        misses = []
-        hits = 0
-        for query, answer in data["queries"]:
-            rows = ranked(host, query)
-            if paths[answer] in rows[:TOP]:
-                hits += 1
-            else:
-                where = rows.index(paths[answer]) + 1 if paths[answer] in rows else "-"
-                misses.append(f"{query!r}: wanted {paths[answer]} (rank {where}, {len(rows)} rows)")
-    return hits, len(data["queries"]), misses
+        for name in QUERY_SETS:
+            misses = []
+            hits = 0
+            for query, answer in data[name]:
+                rows = ranked(host, query)
+                if paths[answer] in rows[:TOP]:
+                    hits += 1
+                else:
+                    where = rows.index(paths[answer]) + 1 if paths[answer] in rows else "-"
+                    misses.append(
+                        f"{query!r}: wanted {paths[answer]} (rank {where}, {len(rows)} rows)"
+                    )
+            results[name] = (hits, len(data[name]), misses)
+    return results
 
 
 def main() -> int:
@@ -88,10 +98,10 @@ def main() -> int:
     parser.add_argument("--template", type=Path, default=ROOT, help="template folder or repo")
     parser.add_argument("--show", action="store_true", help="list every miss")
     args = parser.parse_args()
-    hits, total, misses = recall(args.template, args.show)
-    if args.show:
-        print("\n".join(misses))
-    print(f"top-{TOP} recall: {hits}/{total} = {hits / total:.0%} ({args.template})")
+    for name, (hits, total, misses) in recall(args.template).items():
+        if args.show:
+            print("\n".join(misses))
+        print(f"{name}: top-{TOP} recall {hits}/{total} = {hits / total:.0%} ({args.template})")
     return 0
 
 

@@ -43,15 +43,21 @@ def test_a_word_only_the_entry_holds_finds_its_row(host: Path) -> None:
     assert top_paths(host, "timezone")[0].endswith("/all-timestamps-are-stored-in-utc.md")
 
 
-def test_top_three_recall_on_the_benchmark_queries(host: Path) -> None:
+# measured: 43/43 and 54/60; before stems and entries 27/43 and 40/60
+FLOORS = {"queries": 0.9, "held_out": 0.85}
+
+
+@pytest.mark.parametrize("query_set", sorted(FLOORS))
+def test_top_three_recall_on_the_benchmark_queries(host: Path, query_set: str) -> None:
     data = json.loads(DATA.read_text(encoding="utf-8"))
     paths = [f"{MEMORY}/semantic/{slug_of(fact['title'])}.md" for fact in data["facts"]]
     assert all((host / path).is_file() for path in paths)
+    queries = data[query_set]
 
-    hits = sum(paths[answer] in top_paths(host, query) for query, answer in data["queries"])
+    hits = sum(paths[answer] in top_paths(host, query) for query, answer in queries)
 
-    assert len(data["queries"]) >= 30
-    assert hits / len(data["queries"]) >= 0.9  # measured 43/43; 27/43 before stems and entries
+    assert len(queries) >= 30
+    assert hits / len(queries) >= FLOORS[query_set]
 
 
 def slug_of(title: str) -> str:
