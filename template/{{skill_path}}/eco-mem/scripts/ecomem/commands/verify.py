@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
-from ..experiment import key as experiment_key
+from ..experiment import is_experiment_clone
 from ..findings import ERROR, WARNING, Finding
 from ..install import track as tracking
 from ..rules import registry
@@ -84,7 +84,7 @@ def collect(
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    if experiment_key.key_path(root).is_file():
+    if is_experiment_clone(root):
         # An agent-experiment clone: record memory access times before anything is read.
         from ..experiment.atime import snapshot_before_verify
 

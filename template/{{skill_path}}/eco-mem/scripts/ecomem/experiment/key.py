@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-KEY_NAME = "eco-mem-experiment.json"
+from . import KEY_NAME
+
 SNAPSHOTS_NAME = "eco-mem-atimes.json"
 KINDS = ("recall", "laundering", "injection")
 

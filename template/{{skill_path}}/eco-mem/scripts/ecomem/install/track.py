@@ -19,7 +19,6 @@ from pathlib import Path
 
 from .. import protocol
 from ..findings import ERROR, Finding
-from .markers import remove_block, upsert_block
 
 GITIGNORE = ".gitignore"
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
@@ -252,6 +251,8 @@ def compose(host: str, rules: list[str]) -> str | None:
     """The .gitignore text: the host's lines as they are, then our block if it has rules."""
     if not rules:
         return host or None
+    from .markers import upsert_block  # writers only: verify imports this module
+
     return upsert_block(host, [BLOCK_NOTE, *rules], GITIGNORE, MARKERS)
 
 
@@ -269,6 +270,8 @@ def track(root: Path) -> tuple[list[str], bool]:
     """
     gitignore = root / GITIGNORE
     original = _read(gitignore)
+    from .markers import remove_block
+
     host = remove_block(original or "", GITIGNORE, MARKERS)
     paths = paths_to_keep(root)
     rules: list[str] = []

@@ -6,10 +6,8 @@ rest of verify still runs, and CI (which has git) enforces them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
-from ..branch import on_default_branch
 from ..findings import ERROR, WARNING, Finding
 from ..git import GitCall, run_git
 from ..store.catalog import parse_catalog
@@ -37,16 +35,16 @@ def is_typo_fix(old: str, new: str) -> bool:
     return changed <= max(12, len(old) // 50)
 
 
-def start_git_checks(
-    store: Store, staged: bool, default_branch: str | None = None
-) -> Callable[[], list[Finding]]:
-    """Start asking git which desks are tracked; the returned call gives the findings.
+def start_git_checks(store: Store, staged: bool, default_branch: str | None = None):
+    """Start asking git which desks are tracked; the call returned gives the findings.
 
     A tracked desk travels with its task branch (`new working --travel`) and is fine
     there; on the default branch (origin/HEAD, or `default_branch`) it is an error.
     """
     if not staged and not store.drawers["working"].entries:
         return list  # no desk on disk, so none can be tracked: spare the git call
+    from ..branch import on_default_branch  # only when a desk exists
+
     on_default, default = on_default_branch(store.root, default_branch)
     if not staged and not on_default:
         return list  # desks may travel on this branch, and nothing staged is asked

@@ -12,29 +12,25 @@ A rule added here is run by both, so a write never adds a finding verify would p
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 
 from ..findings import Finding
 from ..store.load import Drawer, Store
-from ..store.rows import file_text
 from ..store.textfile import decode
 from . import injection, personal_data, secret_shapes, transcripts
 from .caps import check_caps
-from .cites import check_cites
 from .drift import check_drift
 from .episodic import check_episodic
 from .procedural import check_pointers
 from .semantic import check_semantic
 
+# No annotations from collections.abc here: verify imports this module on every commit.
 # (relpath, lines) -> findings, run on every readable document.
 CONTENT_RULES = (secret_shapes.scan, personal_data.scan, transcripts.scan, injection.scan)
 # (store, drawer, today) -> findings, run on every drawer.
-DRAWER_RULES: tuple[Callable[[Store, Drawer, date], list[Finding]], ...] = (
-    lambda store, drawer, today: check_drift(drawer),
-)
+DRAWER_RULES = (lambda store, drawer, today: check_drift(drawer),)
 # The same, run only on the drawer named.
-KIND_RULES: dict[str, Callable[[Store, Drawer, date], list[Finding]]] = {
+KIND_RULES = {
     "semantic": lambda store, drawer, today: check_semantic(drawer, today),
     "episodic": lambda store, drawer, today: check_episodic(drawer),
     "procedural": lambda store, drawer, today: check_pointers(drawer, store.root),
@@ -42,15 +38,34 @@ KIND_RULES: dict[str, Callable[[Store, Drawer, date], list[Finding]]] = {
 # (store, touched) -> findings, run once. `touched` is None for verify; the gate passes the
 # entries a write changes, so a rule that reads files outside memory (citations) reads
 # only theirs.
-STORE_RULES: tuple[Callable[[Store, set[str] | None], list[Finding]], ...] = (
+STORE_RULES = (
     lambda store, touched: check_caps(store),
-    lambda store, touched: check_cites(store, only=touched),
+    lambda store, touched: _cites(store, touched),
 )
+
+
+def _cites(store: Store, touched: set[str] | None) -> list[Finding]:
+    """Citations, read only when some entry cites: most stores have none, and verify
+    should not pay for the citation modules then."""
+    drawers = (store.drawers.get(name) for name in ("semantic", "procedural"))
+    if not any(
+        "cites" in line
+        for drawer in drawers
+        if drawer is not None
+        for entry in drawer.entries.values()
+        for line in entry.lines or ()
+    ):
+        return []
+    from .cites import check_cites
+
+    return check_cites(store, only=touched)
 
 
 def file_rules(relpath: str, lines: list[str]) -> tuple[list[str] | None, list[Finding]]:
     """The `file.*` rules on the bytes a write of `lines` produces, and the lines a later
     load would read back from them (None when verify would not read them as text)."""
+    from ..store.rows import file_text  # the gate's, not verify's
+
     # surrogatepass: text that cannot be stored as UTF-8 gives bytes that file.encoding
     # reports, rather than an exception here.
     return decode(file_text(lines).encode("utf-8", "surrogatepass"), relpath)
