@@ -34,9 +34,7 @@ MARKERS = ("<<<<<<< ", ">>>>>>> ")
 # A URL with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
 REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
 SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
-# Spelled in two parts: all-repos logs the diff of every installed file, and the
-# fleet tests read that log for tracebacks, which this line would otherwise be.
-TRACEBACK = "Traceback (most recent " + "call last)"
+TRACEBACK = "Traceback (most recent call last)"
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
