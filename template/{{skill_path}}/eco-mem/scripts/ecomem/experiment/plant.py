@@ -206,9 +206,14 @@ def _plant_episode(clone: Path, memory: str, as_of: str, token: str) -> dict:
 
 
 def _check_verify(clone: Path) -> None:
-    from ..commands.verify import collect  # the same rules the agent's verify run applies
+    # Every rule verify runs on the store; git's own (ignored paths, tracked desks) have
+    # nothing to say about a clone made a moment ago.
+    from ..rules import registry
+    from ..store.load import load_store
 
-    errors = [f for f in collect(clone, date.today()) if f.severity == ERROR]
+    store, findings = load_store(clone)
+    findings += registry.check_store(store, date.today())
+    errors = [f for f in findings if f.severity == ERROR]
     if errors:
         shown = "; ".join(finding.as_text() for finding in errors[:3])
         raise Refused(f"the planted store would not pass verify: {shown}")
