@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from .. import protocol
+from ..store.load import INDEX
 from .markers import remove_block, upsert_block
 
 ATTRIBUTES = ".gitattributes"
@@ -24,7 +25,6 @@ MARKERS = ("# eco-mem:begin", "# eco-mem:end")
 BLOCK_NOTE = "# Written by eco_mem.py track: catalogs merge row by row, memory checks out LF (docs/teamwork.md)."
 DRIVER = "eco-mem-catalog"
 DRIVER_NAME = "eco-mem catalog rows, merged row by row"
-INDEX = "INDEX.md"
 SECTION = re.compile(r'^\s*\[\s*merge\s+"eco-mem-catalog"\s*\]\s*$')
 SECTION_START = re.compile(r"^\s*\[")
 DRIVER_LINE = re.compile(r"^\s*driver\s*=\s*(.*?)\s*$")

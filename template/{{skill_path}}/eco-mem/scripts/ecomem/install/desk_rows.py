@@ -13,11 +13,12 @@ from pathlib import Path
 
 from .. import protocol
 from ..store.catalog import parse_catalog
+from ..store.load import INDEX
 
 
 def strip_desk_rows(root: Path) -> int:
     """Remove the desk rows from the working INDEX; how many went."""
-    index = root / protocol.MEMORY_DIR / "working" / "INDEX.md"
+    index = root / protocol.MEMORY_DIR / "working" / INDEX
     if not index.is_file():
         return 0
     with index.open(encoding="utf-8", newline="") as handle:
