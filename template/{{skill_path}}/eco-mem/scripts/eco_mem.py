@@ -1,25 +1,9 @@
 #!/usr/bin/env python3
-"""eco-mem maintenance commands. Stdlib only, Python 3.9+.
+"""eco-mem: the commands for this repository's agent memory. Stdlib only, Python 3.9+.
 
-  verify    check the memory store: catalogs vs files, caps, fields, write gate
-  blocks    write or refresh the eco-mem blocks in AGENTS.md and CLAUDE.md
-  track     keep git from ignoring the skill and the memory (a block in .gitignore)
-  upgrade   run `copier update` for eco-mem and refuse to report success over conflicts
-  catalog-migrate   (run by copier migrations) carry catalog rows across a header change
-  experiment  plant and score the recall, laundering and injection experiments
-  restore-indexes   (run by copier migrations) put back drawer INDEX files a team deleted
-
-Memory commands (the primary way to read and change memory; see SKILL.md):
-  find      search catalog rows, never entry files
-  new       add an entry and its row: semantic | episodic | procedural | working
-  revise    change a fact or a procedure in its own file and row
-  confirm   mark a fact user-confirmed (--by-user)
-  forget    remove an entry and its row (--reason obsolete | secret | injection)
-  end-task  print a desk, promote what lasts, clear the desk
-
-Exit codes: 0 ok, 1 findings (verify), conflicts (upgrade) or refused by a rule (memory
-commands, nothing written), 2 usage or I/O error.
-Run `eco_mem.py COMMAND --help` for each command's options.
+`eco_mem.py --help` lists every command (their table is ecomem/commands/__init__.py);
+`eco_mem.py COMMAND --help` gives one command's options. Exit codes: 0 ok, 1 findings,
+conflicts, or refused by a rule (nothing written), 2 usage or I/O error.
 """
 
 import os
