@@ -94,10 +94,14 @@ def driver_command() -> str:
     script = f"{protocol.SKILL_DIR}/scripts/eco_mem.py"
     if any(char.isspace() or char in "'\"\\$`" for char in script):
         script = "'" + script.replace("'", "'\\''") + "'"
-    # -S: no site module. The driver needs only the standard library, and site may
-    # import much more (a .pth file of an installed package): git starts one
-    # interpreter per conflicted catalog, so that start is most of the cost.
-    return f"python3 -S {script} merge-catalog %O %A %B %P"
+    # git's own text merge first: with rows placed by key, most concurrent changes
+    # touch different lines, and then its answer is the row-wise one (an identical row
+    # added on both sides is kept once). Only when it conflicts does Python start, and
+    # merge-catalog merges row by row. -S: no site module; the driver needs only the
+    # standard library, and site may import much more (a .pth file of a package).
+    text_merge = "git merge-file -q -p %A %O %B > %A.eco-mem 2>/dev/null && mv -f %A.eco-mem %A"
+    rows = f"python3 -S {script} merge-catalog %O %A %B %P"
+    return f"{text_merge} || {{ rm -f %A.eco-mem; {rows}; }}"
 
 
 def config_file(root: Path) -> Path | None:
