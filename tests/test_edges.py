@@ -5,13 +5,22 @@ Each runs the rendered script in a real git repository."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, commit_all, copy_template, git, init_repo, run_script
+from tests.helpers import (
+    MEMORY,
+    assert_exit,
+    commit_all,
+    copy_template,
+    git,
+    init_repo,
+    run_script,
+)
 from tests.memory_helpers import mem, refused_rules, rows, snapshot, verify_findings
 
 PROCEDURE = ("new", "procedural", "--name", "Bump deps", "--use-when", "monthly")
@@ -150,6 +159,30 @@ def test_blocks_through_a_link_names_the_real_file_and_the_link(
     assert claude.read_text() == block
     assert run_script(linked_host, "blocks").stdout.strip() == "blocks already current"
     assert git(linked_host, "status", "--porcelain", "--", "AGENTS.md") == ""
+
+
+@pytest.mark.parametrize("dangling", [False, True], ids=["to-a-file", "dangling"])
+def test_blocks_never_writes_through_a_link_that_leads_out(
+    rendered: Path, tmp_path: Path, dangling: bool
+) -> None:
+    # A host AGENTS.md that links outside the repository (a dotfile, another checkout):
+    # following it would append our block to some other file on the machine.
+    outside = tmp_path / "elsewhere" / "profile.txt"
+    outside.parent.mkdir()
+    if not dangling:
+        outside.write_text("export PATH=/usr/bin\n", encoding="utf-8")
+    host = tmp_path / "copy"
+    shutil.copytree(rendered, host, symlinks=True)
+    (host / "AGENTS.md").unlink()
+    (host / "AGENTS.md").symlink_to(outside)
+
+    result = run_script(host, "blocks")
+
+    assert_exit(result, 2)
+    assert "AGENTS.md is a link leading out of the repository" in result.stderr
+    assert outside.exists() is not dangling
+    if not dangling:
+        assert outside.read_text(encoding="utf-8") == "export PATH=/usr/bin\n"
 
 
 # -- 6. track settles a nested .gitignore and root rules in one round ---------------------

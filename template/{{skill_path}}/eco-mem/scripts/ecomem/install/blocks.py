@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from .. import protocol
+from ..paths import inside
 from .markers import BlockError, remove_block, upsert_block
 from .track import CLAUDE_LINK
 
@@ -76,8 +77,8 @@ def written_name(root: Path, path: Path) -> str:
     real = path.resolve()
     try:
         shown = real.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        shown = str(real)  # a link leading out of the repository: name where it went
+    except ValueError:  # pragma: no cover - write_blocks refuses links that lead out
+        shown = str(real)
     return f"{shown} (through the link {path.name})"
 
 
@@ -100,6 +101,15 @@ def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[s
             )
         elif not claude_code and old:
             plans.append((claude, old, remove_block(old, "CLAUDE.md", MARKDOWN_MARKERS)))
+    for path, old, new in plans:
+        if new != old and path.is_symlink() and not inside(path, root):
+            # A host file that links out (or a dangling link) would have us write into
+            # some other file on this machine: say so and write nothing.
+            raise BlockError(
+                f"{path.name} is a link leading out of the repository (to"
+                f" {os.path.realpath(path)}); eco-mem writes only inside it: point the link"
+                " at a file in the repository, or replace it with one, then run `blocks` again"
+            )
     changed = [
         written_name(root, path) for path, old, new in plans if _write_if_changed(path, old, new)
     ]
