@@ -29,9 +29,29 @@ def inside(path: Path, folder: Path) -> bool:
 READ_LIMIT = 256 * 1024
 CLIMBS = "is absolute or climbs out with '..'; name a file inside the repository"
 IN_GIT = "is under .git; name a file in the working tree"
+IN_MEMORY = "lies inside the memory folder; memory cannot be its own evidence"
+THE_REPOSITORY = "names the repository itself; name a file"
 LINKS_OUT = "leads out of the repository through a symlink"
 # The reasons that mean "outside the repository", as opposed to "not a readable file".
 OUTSIDE = frozenset([CLIMBS, IN_GIT, LINKS_OUT])
+
+
+def text_problem(relpath: str, memory_dir: str | None = None) -> str | None:
+    """Why `relpath`, read as text, cannot name a file of the repository's own (absolute,
+    climbing out, the repository itself, inside `.git`, or inside `memory_dir` when one
+    is given); None when it can. No file system call: verify runs it on every citation."""
+    if not relpath or escapes(relpath):
+        return CLIMBS
+    normal = posixpath.normpath(relpath)
+    if normal == ".":
+        return THE_REPOSITORY
+    if normal == ".git" or normal.startswith(".git/") or "/.git/" in f"/{normal}/":
+        return IN_GIT
+    if memory_dir is not None:
+        memory = posixpath.normpath(memory_dir)
+        if normal == memory or normal.startswith(memory + "/"):
+            return IN_MEMORY
+    return None
 
 
 def repo_file(root: Path, given: str, limit: int = READ_LIMIT) -> tuple[Path | None, str]:
@@ -43,10 +63,9 @@ def repo_file(root: Path, given: str, limit: int = READ_LIMIT) -> tuple[Path | N
     bytes. The reason is one lowercase clause, for the caller's message; it is in
     OUTSIDE when the file lies outside the repository.
     """
-    if not given or escapes(given):
-        return None, CLIMBS
-    if ".git" in posixpath.normpath(given).split("/"):
-        return None, IN_GIT
+    problem = text_problem(given)
+    if problem is not None:
+        return None, problem
     path = root / given
     real_root = root.resolve()
     resolved = path.resolve()
@@ -79,19 +98,3 @@ def read_repo_file(path: Path, limit: int = READ_LIMIT) -> bytes:
 def resolved_inside(real: str, real_folder: str) -> bool:
     """`inside` for paths both already resolved (os.path.realpath): no file system call."""
     return real == real_folder or real.startswith(real_folder.rstrip(os.sep) + os.sep)
-
-
-def not_a_repo_file(relpath: str, memory_dir: str) -> str | None:
-    """Why `relpath`, read as text, cannot name a file of the repository's own: absolute,
-    climbing out, inside `.git`, or inside the memory folder. None when it can."""
-    if not relpath or escapes(relpath):
-        return "must be a relative path inside the repository (no '/' start, '..' or '\\')"
-    normal = posixpath.normpath(relpath)
-    if normal == ".":
-        return "names the repository itself; name a file"
-    if normal == ".git" or normal.startswith(".git/"):
-        return "lies inside .git; name a file of the work tree"
-    memory = posixpath.normpath(memory_dir)
-    if normal == memory or normal.startswith(memory + "/"):
-        return "lies inside the memory folder; memory cannot be its own evidence"
-    return None

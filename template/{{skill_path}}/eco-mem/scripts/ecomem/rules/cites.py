@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..findings import ERROR, WARNING, Finding
-from ..paths import not_a_repo_file, resolved_inside
+from ..paths import resolved_inside, text_problem
 from ..store.cites import Cite, format_value, read_cites
 from ..store.load import Entry, Store
 
@@ -45,7 +45,7 @@ class Evidence:
 
     def problem(self, cite: Cite) -> tuple[str, str, str] | None:
         """(rule, severity, why) when the citation does not hold, else None."""
-        why = not_a_repo_file(cite.path, self.memory_dir)
+        why = text_problem(cite.path, self.memory_dir)
         if why:
             return "cite.path", ERROR, why
         path = posixpath.normpath(cite.path)
@@ -87,7 +87,7 @@ class Evidence:
         if not resolved_inside(real, self.real_root):
             return "cite.gone", "leads out of the repository through a symlink; not followed"
         target = os.path.relpath(real, self.real_root).replace(os.sep, "/")
-        if not_a_repo_file(target, self.memory_dir):
+        if text_problem(target, self.memory_dir):
             return "cite.gone", f"is a symlink to {target}, which cannot be evidence"
         try:
             mode = os.stat(real).st_mode
