@@ -275,3 +275,30 @@ def test_a_memory_command_never_leaves_mixed_line_ends(host: Path) -> None:
     # The whole file is written back with LF, as .gitattributes and verify want it.
     assert b"\r" not in index.read_bytes()
     assert verify_findings(host) == []
+
+
+def test_find_never_reads_a_desk_that_links_out_and_says_why_a_desk_is_unreadable(
+    host: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Not ours\n\n## Goal\nAWS_KEY=from-outside-the-repo\n", encoding="utf-8")
+    working = host / MEMORY / "working"
+    (working / "link.md").symlink_to(outside)
+    (working / "latin.md").write_bytes(b"# Desk: caf\xe9\n")
+
+    found = mem(host, "find")
+
+    assert found.returncode == 0, found.stderr
+    assert "from-outside-the-repo" not in found.stdout + found.stderr
+    assert "link.md: a link leading out of the drawer, not read" in found.stderr
+    assert "latin.md" in found.stderr and "file.encoding" in found.stderr
+
+
+@pytest.mark.parametrize("query", ["???", "!!! ..."])
+def test_find_with_nothing_to_search_for_matches_no_row(host: Path, query: str) -> None:
+    assert fact(host, "Staging Postgres listens on port 6543").returncode == 0
+
+    found = mem(host, "find", query)
+
+    assert found.returncode == 0 and found.stdout == ""
+    assert "no matching row" in found.stderr

@@ -3,6 +3,7 @@ merge driver, and `resolve`, all with real git (worktrees, clones, rebases)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -328,8 +329,11 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
 
 
 DRIVER = (
-    "git merge-file -q -p %A %O %B > %A.eco-mem 2>/dev/null && mv -f %A.eco-mem %A"
-    f" || {{ rm -f %A.eco-mem; python3 -S {SCRIPT} merge-catalog %O %A %B %P; }}"
+    "git merge-file -q -p %A %O %B > %A.eco-mem 2>/dev/null; m=$?;"
+    " if [ $m = 0 ]; then mv -f %A.eco-mem %A; exit 0; fi;"
+    f" python3 -S {SCRIPT} merge-catalog %O %A %B %P; s=$?;"
+    " if [ $s -gt 1 ] && [ $m -lt 128 ]; then mv -f %A.eco-mem %A; exit 1; fi;"
+    " rm -f %A.eco-mem; exit $s"
 )
 
 
@@ -395,3 +399,55 @@ def test_gitattributes_block_keeps_host_lines(repo: Path) -> None:
         index.unlink()
     ok(mem(repo, "track"))
     assert attributes.read_bytes() == host
+
+
+def test_without_python_the_driver_leaves_gits_own_conflict(repo: Path, tmp_path: Path) -> None:
+    # Both new rows sort after every seed row: the same gap, so git's text merge
+    # conflicts and the driver needs Python. Where there is none (a Windows clone whose
+    # python3 is missing), the file must hold git's markers and both rows, not ours alone.
+    titles = ("Zz worker pool holds eight", "Zz worker queue is redis")
+    diverge(repo, lambda r: fact(r, titles[0]), lambda r: fact(r, titles[1]))
+    tools = tmp_path / "no-python"
+    tools.mkdir()
+    for tool in ("git", "mv", "rm", "sh"):
+        (tools / tool).symlink_to(shutil.which(tool))
+
+    merged = subprocess.run(
+        ["git", "merge", "--no-edit", "theirs-side"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(tools)},
+    )
+
+    assert merged.returncode != 0
+    text = (repo / SEMANTIC).read_text(encoding="utf-8")
+    assert "<<<<<<<" in text and ">>>>>>>" in text
+    assert all(slug(title) in text for title in titles)
+    assert not list((repo / MEMORY / "semantic").glob("*.eco-mem"))  # no leftovers
+    # With Python back, resolve rebuilds the catalog row by row.
+    assert ok(mem(repo, "resolve")).returncode == 0
+    rows_now = (repo / SEMANTIC).read_text(encoding="utf-8")
+    assert "<<<<<<<" not in rows_now and all(slug(title) in rows_now for title in titles)
+
+
+def test_contract_text_merges_keep_unicode_line_separators_inside_a_line(
+    repo: Path, tmp_path: Path
+) -> None:
+    # Both sides edit the text above the table, so merge-catalog runs git merge-file on
+    # it; a U+2028 inside a line is text, not a line break, as it is for git.
+    base = (repo / SEMANTIC).read_text(encoding="utf-8")
+    heading = base.splitlines()[0]
+    ours = base.replace(heading, heading + "\u2028(ours)", 1)
+    theirs = base.replace("## Catalog", "Rows are placed by key.\n\n## Catalog", 1)
+    paths = {}
+    for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
+        paths[name] = tmp_path / name
+        paths[name].write_text(text, encoding="utf-8")
+
+    done = mem(repo, "merge-catalog", *(str(paths[name]) for name in ("base", "ours", "theirs")))
+
+    assert done.returncode == 0, done.stderr
+    merged = paths["ours"].read_text(encoding="utf-8")
+    assert merged.split("\n")[0] == heading + "\u2028(ours)"
+    assert "Rows are placed by key." in merged

@@ -169,6 +169,8 @@ def search(
 ) -> tuple[list[Match], list[str], int]:
     """Matching rows, best first; the problems met; how many INDEX files could be read."""
     terms = query_terms(words)
+    # No words lists every row; words with nothing to search for (`find '???'`) match none.
+    listing = not any(word.strip() for word in words)
     matches_found, problems, read = [], [], 0
     for order, drawer in enumerate(drawers):
         relpath = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
@@ -181,7 +183,7 @@ def search(
             continue
         read += 1
         if drawer == "working":
-            matches_found += open_desks(root)
+            matches_found += open_desks(root, problems)
             continue  # desks have no rows; verify reports any left from the old layout
         catalog = parse_catalog(lines)
         # Entries are read only from a drawer that is really inside the repository.
@@ -207,7 +209,7 @@ def search(
                     for term in terms
                     if term not in in_row and matches(term, entry, entry_stems)
                 ]
-            if terms and not in_row and not in_entry:
+            if not listing and not in_row and not in_entry:
                 continue
             whole = set(WORD.findall(text))
             rank = (
@@ -221,15 +223,20 @@ def search(
     return sorted(matches_found, key=lambda match: match.rank), problems, read
 
 
-def open_desks(root: Path) -> list[Match]:
-    """Every desk file in the working drawer, as a match ranked before any row."""
+def open_desks(root: Path, problems: list[str]) -> list[Match]:
+    """Every desk file in the working drawer, as a match ranked before any row.
+    A desk that is a link leading out of the drawer is not read (verify reports it)."""
     folder = root / protocol.MEMORY_DIR / "working"
     found = []
     for item in sorted(os.scandir(folder), key=lambda entry: entry.name):
         if item.name == INDEX or not item.name.endswith(".md") or not item.is_file():
             continue
         relpath = f"{protocol.MEMORY_DIR}/working/{item.name}"
-        lines, _ = read_lines(item.path, relpath)
+        if item.is_symlink() and not inside(Path(item.path), folder):
+            problems.append(f"{relpath}: a link leading out of the drawer, not read; run verify")
+            continue
+        lines, unreadable = read_lines(item.path, relpath)
+        problems += [finding.as_text() for finding in unreadable]
         title, goal = desk_summary(lines or [])
         cells = {"desk": item.name[:-3], "goal": cell(goal or title), "file": item.name}
         found.append(Match("working", 0, relpath, cells, (-1_000_000, 0, 0, len(found))))

@@ -97,11 +97,19 @@ def driver_command() -> str:
     # git's own text merge first: with rows placed by key, most concurrent changes
     # touch different lines, and then its answer is the row-wise one (an identical row
     # added on both sides is kept once). Only when it conflicts does Python start, and
-    # merge-catalog merges row by row. -S: no site module; the driver needs only the
-    # standard library, and site may import much more (a .pth file of a package).
-    text_merge = "git merge-file -q -p %A %O %B > %A.eco-mem 2>/dev/null && mv -f %A.eco-mem %A"
-    rows = f"python3 -S {script} merge-catalog %O %A %B %P"
-    return f"{text_merge} || {{ rm -f %A.eco-mem; {rows}; }}"
+    # merge-catalog merges row by row (exit 0 merged, 1 a row conflict it marked). If
+    # Python cannot run or fails (exit 2 or more, 127 when there is no python3), git's
+    # own text merge, markers and all, is the result: never less than plain git gives.
+    # -S: no site module; the driver needs only the standard library, and site may
+    # import much more (a .pth file of a package).
+    merged = "%A.eco-mem"
+    return (
+        f"git merge-file -q -p %A %O %B > {merged} 2>/dev/null; m=$?;"
+        f" if [ $m = 0 ]; then mv -f {merged} %A; exit 0; fi;"
+        f" python3 -S {script} merge-catalog %O %A %B %P; s=$?;"
+        f" if [ $s -gt 1 ] && [ $m -lt 128 ]; then mv -f {merged} %A; exit 1; fi;"
+        f" rm -f {merged}; exit $s"
+    )
 
 
 def config_file(root: Path) -> Path | None:

@@ -23,7 +23,9 @@ def strip_desk_rows(root: Path) -> int:
         return 0
     with index.open(encoding="utf-8", newline="") as handle:
         text = handle.read()
-    lines = text.splitlines(keepends=True)
+    # Lines end at "\n" only: a U+2028 or form feed inside a row is part of it.
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]  # what followed the last "\n" (usually nothing)
     rows = parse_catalog([line.rstrip("\r\n") for line in lines]).rows
     if not rows:
         return 0

@@ -174,6 +174,10 @@ def merge_file_text(labels: tuple[str, str, str]):
         if done.returncode < 0 or done.returncode > 127:
             raise OSError(f"git merge-file failed: {done.stderr.decode(errors='replace').strip()}")
         text = done.stdout.decode("utf-8", "surrogateescape")
-        return text.splitlines(), done.returncode
+        # split("\n"), not splitlines(): a U+2028 or form feed inside a line is text.
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return lines, done.returncode
 
     return text_merge
