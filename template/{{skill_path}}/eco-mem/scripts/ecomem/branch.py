@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .git import git_dirs, read_small
+
 HEADS = "refs/heads/"
 ORIGIN = "refs/remotes/origin/"
 # Without origin/HEAD (a repository never cloned, or CI's shallow checkout without
@@ -17,30 +19,8 @@ ORIGIN = "refs/remotes/origin/"
 FALLBACK = ("main", "master")
 
 
-def _read(path: Path) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(4096).strip()
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
-def git_dirs(root: Path) -> tuple[Path, Path] | None:
-    """(this work tree's git dir, the repository's common dir), or None outside git."""
-    dot = root / ".git"
-    if dot.is_dir():
-        git_dir = dot
-    else:
-        pointer = _read(dot)  # a worktree or submodule: "gitdir: PATH"
-        if not pointer.startswith("gitdir:"):
-            return None
-        git_dir = (root / pointer[len("gitdir:") :].strip()).resolve()
-    common = _read(git_dir / "commondir")
-    return git_dir, (git_dir / common).resolve() if common else git_dir
-
-
 def _symref(path: Path, prefix: str) -> str | None:
-    text = _read(path)
+    text = read_small(path)
     if text.startswith("ref:"):
         ref = text[4:].strip()
         if ref.startswith(prefix):
@@ -48,22 +28,21 @@ def _symref(path: Path, prefix: str) -> str | None:
     return None
 
 
-def current_branch(root: Path) -> str | None:
+def current_branch(dirs: tuple[Path, Path] | None) -> str | None:
     """The branch checked out; None when HEAD is detached or this is not a repository."""
-    dirs = git_dirs(root)
     return _symref(dirs[0] / "HEAD", HEADS) if dirs else None
 
 
-def default_branch(root: Path) -> str | None:
+def default_branch(dirs: tuple[Path, Path] | None) -> str | None:
     """The branch origin/HEAD names (set by `git clone`), None when the clone has none."""
-    dirs = git_dirs(root)
     return _symref(dirs[1] / "refs/remotes/origin/HEAD", ORIGIN) if dirs else None
 
 
 def on_default_branch(root: Path, given: str | None = None) -> tuple[bool, str]:
     """(is the checked-out branch the default one, the default's name as judged)."""
-    branch = current_branch(root)
-    default = given or default_branch(root)
+    dirs = git_dirs(root)  # read once: both questions start from the same .git
+    branch = current_branch(dirs)
+    default = given or default_branch(dirs)
     if default:
         return branch == default, default
     return branch in FALLBACK, branch if branch in FALLBACK else FALLBACK[0]

@@ -1,4 +1,8 @@
-"""Ask git a question in the background, so verify's own rules run meanwhile.
+"""The one way to ask git: in the background, to the end, or by reading .git itself.
+
+verify asks in the background so its own rules run meanwhile; commands that wait on
+git anyway use `git`/`output`; which work tree and config this is (`git_dirs`) is read
+from the files git keeps in .git, with no git spawned.
 
 verify runs on every commit. Asked one after the other, its two git questions
 (which desks are tracked, which paths are ignored) cost more than every rule
@@ -92,3 +96,26 @@ def output(root: Path, *args: str, env: dict | None = None) -> str:
     if done.returncode != 0:
         raise OSError(f"git {' '.join(args)}: {done.stderr.strip() or done.returncode}")
     return done.stdout.strip()
+
+
+def read_small(path: Path) -> str:
+    """A small file git keeps in .git (HEAD, a `gitdir:` pointer), stripped; "" if unreadable."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def git_dirs(root: Path) -> tuple[Path, Path] | None:
+    """(this work tree's git dir, the repository's common dir), or None outside git."""
+    dot = root / ".git"
+    if dot.is_dir():
+        git_dir = dot
+    else:
+        pointer = read_small(dot)  # a worktree or submodule: "gitdir: PATH"
+        if not pointer.startswith("gitdir:"):
+            return None
+        git_dir = (root / pointer[len("gitdir:") :].strip()).resolve()
+    common = read_small(git_dir / "commondir")
+    return git_dir, (git_dir / common).resolve() if common else git_dir

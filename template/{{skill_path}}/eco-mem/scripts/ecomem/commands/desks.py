@@ -8,10 +8,10 @@ stages its removal, so the branch that merges carries no desk.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from .. import protocol
+from ..git import git
 
 
 def travels(args) -> bool:
@@ -21,16 +21,10 @@ def travels(args) -> bool:
     return bool(getattr(args, "travel", False) or protocol.DESKS_TRAVEL)
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
-    )
-
-
 def stage_new(root: Path, relpath: str) -> str | None:
     """Stage a travelling desk; the reason it could not be, or None."""
     try:
-        done = _git(root, "add", "-f", "--", relpath)
+        done = git(root, "add", "-f", "--", relpath)
     except OSError as error:
         return f"git not runnable ({error})"
     return None if done.returncode == 0 else (done.stderr.strip() or "git add failed")
@@ -39,8 +33,8 @@ def stage_new(root: Path, relpath: str) -> str | None:
 def stage_removal(root: Path, relpath: str) -> bool:
     """If git tracks this (now deleted) desk, stage its removal. True when it did."""
     try:
-        if _git(root, "ls-files", "--error-unmatch", "--", relpath).returncode != 0:
+        if git(root, "ls-files", "--error-unmatch", "--", relpath).returncode != 0:
             return False
-        return _git(root, "rm", "--cached", "-q", "--", relpath).returncode == 0
+        return git(root, "rm", "--cached", "-q", "--", relpath).returncode == 0
     except OSError:
         return False

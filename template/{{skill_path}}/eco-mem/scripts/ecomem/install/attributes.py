@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from .. import protocol
+from ..git import git_dirs
 from ..store.load import INDEX
 from .markers import remove_block, upsert_block
 
@@ -114,27 +115,9 @@ def driver_command() -> str:
 
 def config_file(root: Path) -> Path | None:
     """The config git reads for this work tree: .git/config, or for a linked worktree
-    (`.git` is a file naming its gitdir) the common dir's config. None outside git."""
-    dotgit = root / ".git"
-    if dotgit.is_dir():
-        return dotgit / "config"
-    try:
-        with dotgit.open(encoding="utf-8") as handle:
-            first = handle.readline().strip()
-    except OSError:
-        return None
-    if not first.startswith("gitdir:"):
-        return None
-    gitdir = Path(first[len("gitdir:") :].strip())
-    if not gitdir.is_absolute():
-        gitdir = root / gitdir
-    try:
-        with (gitdir / "commondir").open(encoding="utf-8") as handle:
-            common = Path(handle.read().strip())
-        gitdir = common if common.is_absolute() else gitdir / common
-    except OSError:
-        pass  # a submodule's gitdir: its own config
-    return gitdir / "config"
+    the common dir's config. None outside git."""
+    dirs = git_dirs(root)
+    return dirs[1] / "config" if dirs else None
 
 
 def configured_driver(text: str) -> str | None:
