@@ -116,23 +116,23 @@ def _three_way(base, ours, theirs, text_merge) -> tuple[list[str], int]:
 
 def _merge_rows(base: dict, o: Side, t: Side, labels, result: Result) -> list[str]:
     """The merged table rows: ours in their order, then every row only theirs has, placed."""
-    kept: list[tuple[str, list[str]]] = []  # (identity, lines: one row, or a conflict block)
+    kept: list[list[str]] = []  # per row kept: the row, or a conflict block around it
+    keys: list[str] = []  # each kept row's placement key, in step with `kept`
     for identity, line in o.rows.items():
         chosen = _pick(identity, base.get(identity), line, t.rows.get(identity), labels, result)
         if chosen:
-            kept.append((identity, chosen))
+            kept.append(chosen)
+            keys.append(line_key(o.columns, line))
     for identity, line in t.rows.items():
         if identity in o.rows:
             continue
         chosen = _pick(identity, base.get(identity), None, line, labels, result)
         if chosen:
-            keys = [line_key(o.columns, _first_row(lines)) for _, lines in kept]
-            kept.insert(place(keys, line_key(o.columns, line)), (identity, chosen))
-    return [line for _, lines in kept for line in lines]
-
-
-def _first_row(lines: list[str]) -> str:
-    return next(line for line in lines if line.lstrip().startswith("|"))
+            key = line_key(o.columns, line)
+            at = place(keys, key)
+            kept.insert(at, chosen)
+            keys.insert(at, key)
+    return [line for lines in kept for line in lines]
 
 
 def _pick(identity, base, ours, theirs, labels, result: Result) -> list[str]:
