@@ -1,4 +1,5 @@
-"""The eco_mem.py command line: the command table's parsers, and the one error boundary.
+"""The eco_mem.py command line: the command table's parsers, each command run behind
+the one error boundary (boundary.py).
 
 eco_mem.py beside the package is a shim, because a script run by path is compiled
 from source on every run, while a module's bytecode is cached.

@@ -32,7 +32,6 @@ exit codes: 0 every conflicted catalog resolved and staged, 1 a row needs a
 human (both versions printed; that file left conflicted, with markers),
 2 nothing to resolve, not a git repository, or git failed
 """
-LABELS = ("ours", "base", "theirs")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,7 +93,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
             needs_human = True
             continue
         base = blob(top, versions[1]) if 1 in versions else b""
-        merged, result = merge_bytes(base, blob(top, versions[2]), blob(top, versions[3]), LABELS)
+        merged, result = merge_bytes(base, blob(top, versions[2]), blob(top, versions[3]))
         (top / path).write_bytes(merged)
         if result.clean:
             code, _ = run_git(top, "add", "--", path)
