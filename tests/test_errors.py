@@ -143,3 +143,17 @@ def test_an_unknown_command_runs_nothing(host: Path, argv: list[str]) -> None:
     assert "invalid choice" in result.stderr or "required" in result.stderr
     assert snapshot(host) == before
     assert rows(host, "semantic") == []
+
+
+def test_a_checklist_on_stdin_that_is_not_utf8_is_refused_before_anything_is_written(
+    host: Path,
+) -> None:
+    before = snapshot(host)
+    command = [sys.executable, str(host / SCRIPT), "new", "procedural", "--name", "Release"]
+    command += ["--use-when", "tagging", "--checklist-file", "-"]
+
+    result = subprocess.run(command, cwd=host, input=b"1. caf\xe9\n", capture_output=True)
+
+    result.stderr = result.stderr.decode()
+    assert "not UTF-8" in one_line_failure(result, 2, "new")
+    assert snapshot(host) == before

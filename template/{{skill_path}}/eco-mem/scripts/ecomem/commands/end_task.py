@@ -9,10 +9,10 @@ from __future__ import annotations
 from argparse import Namespace
 from datetime import date
 
+from ..errors import UsageError
 from ..store.entries import pick
 from ..store.load import Store
 from ..write import gate
-from ..write.writer import UsageError
 from . import new
 from .memory import EPISODE_OPTIONS, EXITS, FACT_OPTIONS, refuse_options
 

@@ -10,13 +10,13 @@ from argparse import Namespace
 from datetime import date
 
 from .. import protocol
+from ..errors import Refused
 from ..findings import ERROR, Finding
 from ..store.catalog import NO_FILE
 from ..store.entries import pick
 from ..store.load import Store
 from ..store.rows import remove_row
 from ..write import gate
-from ..write.writer import Refused
 from .memory import EXITS
 
 REASONS = ("obsolete", "secret", "injection")

@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from .. import paths, protocol
+from ..errors import Refused, UsageError
 from ..findings import ERROR, Finding
 from ..store import cites, shapes
 from ..store.dates import parse_iso
@@ -19,8 +20,7 @@ from ..store.entries import catalog_problem, locate
 from ..store.load import Store
 from ..store.rows import add_row
 from ..write import gate
-from ..write.writer import Refused, UsageError
-from .memory import EXITS, cite_option
+from .memory import EXITS, cite_option, read_body
 
 
 def one_line(option: str, value: str) -> str:
@@ -134,9 +134,7 @@ def read_checklist(root: Path, given: str) -> str:
     injected text must not be able to copy /etc/passwd or ~/.ssh into memory.
     """
     if given == "-":
-        import sys
-
-        return sys.stdin.read()
+        return read_body("-")  # the one stdin reader: UTF-8 or a one-line refusal
     path, reason = paths.repo_file(root, given)
     if path is None:
         rule = "checklist.outside" if reason in paths.OUTSIDE else "checklist.file"

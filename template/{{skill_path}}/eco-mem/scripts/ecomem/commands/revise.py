@@ -9,6 +9,7 @@ from __future__ import annotations
 from argparse import Namespace
 from datetime import date
 
+from ..errors import Refused, UsageError
 from ..findings import ERROR, Finding
 from ..store import cites, shapes
 from ..store.catalog import NO_FILE
@@ -16,7 +17,6 @@ from ..store.entries import Hit, pick
 from ..store.load import Store
 from ..store.rows import replace_row
 from ..write import gate
-from ..write.writer import Refused, UsageError
 from .memory import EXITS, cite_option, refuse_options
 from .new import POINTER_CITES, cite_values, one_line, read_checklist, repo_path, slug_of
 
