@@ -302,3 +302,15 @@ def test_find_with_nothing_to_search_for_matches_no_row(host: Path, query: str) 
 
     assert found.returncode == 0 and found.stdout == ""
     assert "no matching row" in found.stderr
+
+
+def test_a_desk_goal_with_a_pipe_is_escaped_once_in_find_and_raw_in_json(host: Path) -> None:
+    assert (
+        mem(host, "new", "working", "--title", "Pipes", "--goal", "make a | b work").returncode == 0
+    )
+
+    plain = mem(host, "find")
+    as_json = mem(host, "find", "--json")
+
+    assert plain.stdout.splitlines()[0].endswith(" | pipes | make a \\| b work")
+    assert '"goal": "make a | b work"' in as_json.stdout

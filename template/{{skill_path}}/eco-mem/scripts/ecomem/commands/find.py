@@ -157,7 +157,7 @@ def check_evidence(root: Path, matches: list[Match]) -> None:
         ):
             continue
         lines = read_unseen(root / match.path)
-        cites = read_cites(lines)[0] if lines and any("cites" in line for line in lines) else []
+        cites = read_cites(lines)[0] if lines else []
         for cite in cites:
             found = evidence.problem(cite)
             if found is not None:
@@ -238,7 +238,8 @@ def open_desks(root: Path, problems: list[str]) -> list[Match]:
         lines, unreadable = read_lines(item.path, relpath)
         problems += [finding.as_text() for finding in unreadable]
         title, goal = desk_summary(lines or [])
-        cells = {"desk": item.name[:-3], "goal": cell(goal or title), "file": item.name}
+        # Raw text, like a row's cells: as_text escapes pipes once, and JSON shows it as is.
+        cells = {"desk": item.name[:-3], "goal": goal or title, "file": item.name}
         found.append(Match("working", 0, relpath, cells, (-1_000_000, 0, 0, len(found))))
     return found
 
