@@ -22,6 +22,7 @@ TABLE = {
     "end-task": "end_task",
     # Checking it.
     "verify": "verify",
+    "review": "review",
     # Keeping the install right in the host.
     "blocks": "blocks",
     "track": "track",

@@ -1,0 +1,134 @@
+"""`eco_mem.py review`: the store read as a whole, for rot no single write shows."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from pathlib import Path
+
+from .. import protocol
+from ..errors import UsageError
+from ..store.dates import parse_iso
+
+HELP = "report memory that rotted: stale, duplicated, contradicted, gone"
+DESCRIPTION = """\
+Read the whole store and report what has rotted: citations that no longer hold,
+verified facts that cite nothing, expired facts, old unconfirmed guesses,
+duplicates, contradictions, paths and pointers that are gone, stale desks,
+catalogs near their row cap, and the always-loaded surface over its budget.
+Each finding names its entries and the command that would act on it; review
+runs none of them and writes nothing. docs/review.md says what each check
+looks at and what it misses.
+"""
+EPILOG = """\
+exit codes:
+  0  healthy (one line is printed)
+  1  at least one finding
+  2  usage or I/O error
+
+--json prints one object:
+  {"version": 1, "root": str, "today": "YYYY-MM-DD",
+   "findings": [{"kind": str, "entries": [str], "message": str, "command": str}],
+   "summary": {"entries": {drawer: int}, "findings": {kind: int},
+               "load_bytes": int, "load_tokens": int, "load_budget": int,
+               "thresholds": {name: int}}}
+  entries are repository-relative; a procedure without a file is INDEX.md#NAME.
+
+Thresholds: the options below, else the install's `review_thresholds` answer
+(for example "unconfirmed_days=60,desk_days=7"), else the defaults shown.
+"""
+
+OPTIONS = {
+    "unconfirmed_days": "a derived fact older than this many days is unconfirmed",
+    "desk_days": "a desk untouched this many days is stale",
+    "near_cap": "percent of a catalog's row cap that counts as near it",
+    "load_budget": "bytes the always-loaded surface (SKILL.md, four INDEX files) may use",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..review.checks import DEFAULTS
+
+    shape = parser.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print one JSON object (schema below)")
+    shape.add_argument(
+        "--markdown", action="store_true", help="print a Markdown report (a CI job summary)"
+    )
+    parser.add_argument(
+        "--today", metavar="YYYY-MM-DD", help="date to judge ages by (default: today)"
+    )
+    parser.add_argument(
+        "--default-branch",
+        metavar="NAME",
+        help="the branch a finished task merges into (default: origin/HEAD, else main or master)",
+    )
+    for name, why in OPTIONS.items():
+        parser.add_argument(
+            "--" + name.replace("_", "-"),
+            type=int,
+            metavar="N",
+            help=f"{why} (default {DEFAULTS[name]})",
+        )
+
+
+def thresholds(args: argparse.Namespace) -> dict:
+    """Defaults, then the install's answer, then the options: the last one given wins."""
+    from ..review.checks import DEFAULTS
+
+    limits = dict(DEFAULTS)
+    answer = getattr(protocol, "REVIEW_THRESHOLDS", "") or ""
+    for part in filter(None, (piece.strip() for piece in answer.split(","))):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name not in limits or not value.strip().isdigit():
+            known = ", ".join(limits)
+            raise UsageError(
+                f"review_thresholds answer {part!r}: write NAME=N pairs, NAME one of {known};"
+                " fix it with `copier update --data review_thresholds=...`"
+            )
+        limits[name] = int(value)
+    for name in OPTIONS:
+        value = getattr(args, name)
+        if value is not None:
+            if value < 0 or (name == "near_cap" and not 0 < value <= 100):
+                raise UsageError(f"--{name.replace('_', '-')} {value} is out of range")
+            limits[name] = value
+    return limits
+
+
+def run(root: Path, args: argparse.Namespace) -> int:
+    from ..review import report
+    from ..review.checks import Review, entries_per_drawer, run_all
+    from ..store.load import load_store
+
+    today = date.today()
+    if args.today:
+        today = parse_iso(args.today)
+        if today is None:
+            raise UsageError(f"--today {args.today!r} is not YYYY-MM-DD")
+    limits = thresholds(args)
+    if not (root / protocol.MEMORY_DIR).is_dir():
+        raise UsageError(
+            f"no memory folder at {protocol.MEMORY_DIR}; pass --root or install eco-mem"
+        )
+    store, _ = load_store(root)  # what does not fit the store's shape is verify's to say
+    review = Review(store, today, limits)
+    items, load_bytes = run_all(review, args.default_branch)
+    facts = report.summary(entries_per_drawer(store), items, load_bytes, limits)
+    if args.json:
+        import json
+
+        document = {
+            "version": 1,
+            "root": str(root),
+            "today": today.isoformat(),
+            "findings": [item.as_dict() for item in items],
+            "summary": facts,
+        }
+        print(json.dumps(document, indent=2))
+    elif args.markdown:
+        mem = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py"
+        print(report.as_markdown(items, facts, today.isoformat(), mem), end="")
+    else:
+        print(report.as_text(items, facts))
+    return 1 if items else 0

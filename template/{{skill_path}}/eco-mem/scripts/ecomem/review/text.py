@@ -1,0 +1,346 @@
+"""What the review heuristics read out of an entry: its statements, the words that say
+what a statement is about, the values it states, and the repository paths it names.
+
+Memory text is data: it is only split into words here, never run or followed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..store.cites import cite_lines
+from ..store.fields import read_fields
+
+# A value a fact states: a number, a version or a date (port 8000, 3.11, v2.1.0, 2026-01-02).
+VALUE = re.compile(r"(?<![\w.])v?\d+(?:[.:/-]\d+)*(?![\w])")
+WORD = re.compile(r"[A-Za-z][A-Za-z_'\u2019-]*")
+NUMBER_WORDS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+}
+# Words that turn a statement into its opposite. "no" and "off" count only as words.
+NEGATIONS = frozenset(
+    [
+        "not",
+        "never",
+        "no",
+        "none",
+        "nothing",
+        "nobody",
+        "without",
+        "disabled",
+        "disable",
+        "off",
+        "false",
+        "forbidden",
+        "disallowed",
+        "cannot",
+        "can't",
+        "cant",
+        "don't",
+        "dont",
+        "doesn't",
+        "doesnt",
+        "isn't",
+        "isnt",
+        "aren't",
+        "arent",
+        "won't",
+        "wont",
+        "mustn't",
+        "shouldn't",
+        "shouldnt",
+        "didn't",
+        "didnt",
+    ]
+)
+# Words that carry no subject and no polarity: grammar, modality, quantity.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "by",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "us",
+        "me",
+        "my",
+        "may",
+        "can",
+        "could",
+        "must",
+        "should",
+        "shall",
+        "would",
+        "might",
+        "always",
+        "allowed",
+        "enabled",
+        "enable",
+        "true",
+        "yes",
+        "every",
+        "each",
+        "all",
+        "any",
+        "only",
+        "just",
+        "also",
+        "some",
+        "more",
+        "most",
+        "very",
+        "here",
+        "now",
+        "one's",
+        "it's",
+    ]
+)
+SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
+FENCE = ("```", "~~~")
+SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+CODE_SPAN = re.compile(r"`([^`]+)`")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def stem(word: str) -> str:
+    for suffix in SUFFIXES:
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+class Statement:
+    """One sentence: the words it is about, the values it states, and its polarity."""
+
+    __slots__ = ("names", "negated", "subject", "values")
+
+    def __init__(self, text: str) -> None:
+        values = {value.lstrip("v") for value in VALUE.findall(text)}
+        subject, names, negations = set(), set(), 0
+        without_values = VALUE.sub(" ", text)
+        start = True
+        for match in WORD.finditer(without_values):
+            raw = match.group(0).strip("'\u2019-")
+            word = raw.lower().replace("\u2019", "'")
+            if word in NUMBER_WORDS:
+                values.add(NUMBER_WORDS[word])
+            elif word in NEGATIONS or word.endswith("n't"):
+                negations += 1
+            elif word not in STOPWORDS and len(word) > 1:
+                stemmed = stem(word)
+                subject.add(stemmed)
+                if not start and raw[:1].isupper():
+                    names.add(stemmed)  # a capitalised word inside the sentence
+            start = False
+        for span in CODE_SPAN.findall(text):
+            names.update(stem(word.lower()) for word in WORD.findall(span))
+        self.subject = frozenset(subject)
+        self.values = frozenset(values)
+        self.negated = negations % 2 == 1
+        self.names = frozenset(names & subject)
+
+
+def prose_lines(lines: list[str]) -> list[str]:
+    """The entry's prose: no field or cites lines, no fenced or indented code."""
+    skip = set(cite_lines(lines))
+    skip.update(index for index, _ in read_fields(lines).values())
+    out, fenced = [], False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(FENCE):
+            fenced = not fenced
+            continue
+        if fenced or index in skip or line.startswith(("    ", "\t")) or not stripped:
+            continue
+        out.append(line)
+    return out
+
+
+def title_of(lines: list[str]) -> str:
+    return next((line[2:].strip() for line in lines if line.startswith("# ")), "")
+
+
+def statements(texts: list[str]) -> list[Statement]:
+    """Every sentence of the given texts (a title, a one-liner, body lines)."""
+    found = []
+    for text in texts:
+        text = text.lstrip("#-* ").strip()
+        for sentence in SENTENCE_END.split(text):
+            if sentence.strip():
+                found.append(Statement(sentence))
+    return found
+
+
+def words(texts: list[str]) -> frozenset[str]:
+    """The stemmed content words of the texts, values included: what a duplicate shares."""
+    bag = set()
+    for text in texts:
+        for statement in statements([text]):
+            bag |= statement.subject | statement.values
+    return frozenset(bag)
+
+
+# A path is only judged when its shape says it is one: a known file extension, or (in
+# backticks or a link) a slash. Anything with a placeholder or glob character is an
+# example, not a claim that the file exists.
+EXTENSIONS = frozenset(
+    [
+        "py",
+        "pyi",
+        "md",
+        "rst",
+        "txt",
+        "toml",
+        "yml",
+        "yaml",
+        "json",
+        "jsonc",
+        "ini",
+        "cfg",
+        "conf",
+        "lock",
+        "js",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "jsx",
+        "vue",
+        "svelte",
+        "css",
+        "scss",
+        "html",
+        "sh",
+        "bash",
+        "zsh",
+        "ps1",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "kts",
+        "scala",
+        "rb",
+        "php",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "swift",
+        "m",
+        "sql",
+        "proto",
+        "graphql",
+        "tf",
+        "hcl",
+        "gradle",
+        "xml",
+        "csv",
+        "mk",
+        "cmake",
+        "dockerfile",
+        "env",
+    ]
+)
+NOT_A_PATH = set("<>{}[]*?$%~|=!@#^&,;'\"()\\ ")
+PLACEHOLDER_PARTS = ("path/to/", "example", "your-", "xxx", "...", "…")
+BARE = re.compile(r"(?<![\w/.`-])((?:\.?[\w-]+/)+[\w.-]+\.[A-Za-z0-9]+)(?![\w/])")
+
+
+def path_shaped(token: str, quoted: bool) -> str | None:
+    """`token` as a repository path to look up, or None when it is not one to judge."""
+    token = token.strip().rstrip(".,:;")
+    if not token or "://" in token or token.startswith(("/", "-", "~")):
+        return None
+    if any(char in NOT_A_PATH for char in token):
+        return None
+    lowered = token.lower()
+    if any(part in lowered for part in PLACEHOLDER_PARTS):
+        return None
+    name = token.rstrip("/").rsplit("/", 1)[-1]
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name[1:] else ""
+    if extension in EXTENSIONS:
+        return token
+    if quoted and "/" in token.rstrip("/") and not extension:
+        return token  # a folder or an extensionless file named in backticks
+    return None
+
+
+def named_paths(lines: list[str]) -> list[str]:
+    """The repository paths a piece of prose names, in order, each once."""
+    found: dict[str, None] = {}
+    for line in lines:
+        if line.lower().lstrip("-* ").startswith("graduates to"):
+            continue  # a checklist's future home, not a claim that it exists
+        for span in CODE_SPAN.findall(line):
+            path = path_shaped(span, quoted=True)
+            if path:
+                found.setdefault(path)
+        for target in LINK.findall(line):
+            path = path_shaped(target.split("#", 1)[0], quoted=True)
+            if path:
+                found.setdefault(path)
+        plain = LINK.sub(" ", CODE_SPAN.sub(" ", line))
+        for match in BARE.finditer(plain):
+            path = path_shaped(match.group(1), quoted=False)
+            if path:
+                found.setdefault(path)
+    return list(found)
