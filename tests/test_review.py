@@ -347,3 +347,47 @@ def test_a_bad_thresholds_answer_is_one_line(host: Path) -> None:
     protocol.write_text(text.replace("REVIEW_THRESHOLDS = ''", "REVIEW_THRESHOLDS = 'days=x'"))
     done = assert_exit(run_script(host, "review"), 2)
     assert "review_thresholds" in done.stderr
+
+
+# --- the weekly CI job ------------------------------------------------------------
+
+
+def test_weekly_workflow_writes_the_report_and_passes_with_findings(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    import yaml
+
+    host = init_repo(tmp_path / "host")
+    copy_template(template_repo, host, ci="github-actions")
+    workflow = host / ".github/workflows/eco-mem-review.yml"
+    spec = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    triggers = spec[True]  # YAML 1.1 reads the key `on` as True
+    assert set(triggers) == {"schedule", "workflow_dispatch"}
+    assert triggers["schedule"][0]["cron"].split()[4] == "1"  # once a week
+    assert spec["permissions"] == {"contents": "read"}
+    steps = spec["jobs"]["review"]["steps"]
+    pins = [step["uses"] for step in steps if "uses" in step]
+    assert [pin.split("@")[0] for pin in pins] == ["actions/checkout", "actions/setup-python"]
+    assert all(len(pin.split("@")[1]) == 40 for pin in pins)
+    text = workflow.read_text(encoding="utf-8")
+    assert "# v4.2.2" in text and "# v5.6.0" in text
+    # The verify workflow is a separate file, unchanged by this one.
+    assert (host / ".github/workflows/eco-mem.yml").is_file()
+
+    # Run the step's script as the runner would, first on a healthy store, then on one
+    # with a finding: both pass, and the summary holds the report.
+    script = steps[-1]["run"]
+    summary = tmp_path / "summary.md"
+
+    def run_step() -> subprocess.CompletedProcess:
+        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
+        return subprocess.run(["bash", "-e", "-c", script], cwd=host, env=env, text=True)
+
+    assert run_step().returncode == 0
+    assert "Healthy: no finding." in summary.read_text()
+    procedure(host, "deploy", "scripts/deploy.sh")
+    assert run_step().returncode == 0
+    assert "### pointer-gone" in summary.read_text()
+    # An install too broken to review does fail the job.
+    shutil.rmtree(host / MEMORY)
+    assert run_step().returncode != 0
