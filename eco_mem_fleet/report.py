@@ -9,6 +9,7 @@ see (clone, commit, push): it is reported as failed, never as fine.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import fcntl
 import hashlib
@@ -131,3 +132,59 @@ def write_jsonl(path: str, outcomes: Sequence[Outcome]) -> None:
 
 def exit_code(outcomes: Sequence[Outcome]) -> int:
     return 1 if any(o.result in BAD_RESULTS for o in outcomes) else 0
+
+
+# `status --report FILE`: the same rows as a file, its format chosen by the suffix.
+REPORT_FORMATS = (".md", ".json", ".csv")
+REVIEW_KINDS = (
+    *("evidence-gone", "uncited", "expired", "unconfirmed", "duplicate", "contradiction"),
+    *("path-gone", "pointer-gone", "stale-desk", "near-cap", "load"),
+)
+DRAWERS = ("working", "semantic", "episodic", "procedural")
+
+
+def status_columns(row: dict) -> dict[str, object]:
+    """One repository's status as flat columns: verify, then entries and findings by name."""
+    flat: dict[str, object] = {
+        key: row.get(key)
+        for key in ("repo", "installed", "version", "newest", "verify_exit", "errors", "warnings")
+    }
+    flat["ok"] = row.get("ok")
+    entries, findings = row.get("entries"), row.get("findings")
+    for drawer in DRAWERS:
+        flat[f"entries_{drawer}"] = None if entries is None else entries.get(drawer, 0)
+    kinds = list(REVIEW_KINDS) + [k for k in findings or {} if k not in REVIEW_KINDS]
+    for kind in kinds:
+        flat[f"findings_{kind}"] = None if findings is None else findings.get(kind, 0)
+    flat["findings"] = None if findings is None else sum(findings.values())
+    flat["load_bytes"] = row.get("load_bytes")
+    flat["problem"] = row.get("problem", "")
+    return flat
+
+
+def write_status_report(path: str, rows: Sequence[dict]) -> None:
+    """Write `rows` (status as_json objects, in order) as Markdown, JSON or CSV."""
+    suffix = os.path.splitext(path)[1].lower()
+    flat = [status_columns(row) for row in rows]
+    headers = list(status_columns({}))
+    for line in flat:  # a newer install may report a kind this fleet does not know yet
+        headers += [key for key in line if key not in headers]
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        if suffix == ".json":
+            json.dump({"repos": list(rows)}, out, indent=2)
+            out.write("\n")
+        elif suffix == ".csv":
+            writer = csv.DictWriter(out, fieldnames=headers, restval="")
+            writer.writeheader()
+            for line in flat:
+                writer.writerow({k: "" if v is None else v for k, v in line.items()})
+        else:
+
+            def cell(value: object) -> str:
+                text = "-" if value is None else str(value)
+                return text.replace("|", "\\|").replace("\n", " ")
+
+            out.write("| " + " | ".join(headers) + " |\n")
+            out.write("|" + "---|" * len(headers) + "\n")
+            for line in flat:
+                out.write("| " + " | ".join(cell(line.get(h)) for h in headers) + " |\n")

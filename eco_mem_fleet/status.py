@@ -1,12 +1,16 @@
 """Where eco-mem stands in every cloned repository.
 
-    python -m eco_mem_fleet.status -C all-repos.json [--json] [-j N]
+    python -m eco_mem_fleet.status -C all-repos.json [--json] [--report FILE] [-j N]
 
 Reads the clones all-repos-clone made (run it first for fresh data): is
 eco-mem installed, which version do its answers record, what is the newest
-tag of that template, and what does `eco_mem.py verify --json` say (exit
-code, errors, warnings). Exit 0 only when every repository is installed, at
-the newest tag and verify-clean; 1 otherwise; 2 on a usage error.
+tag of that template, what does `eco_mem.py verify --json` say (exit
+code, errors, warnings), and what does `eco_mem.py review --json` find
+(entries per drawer, findings per kind, always-loaded bytes; installs older
+than the review command show "-"). Rows come worst first: most review
+findings, then not ok. Exit 0 only when every repository is installed, at
+the newest tag and verify-clean (review findings are advice and do not
+count); 1 otherwise; 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from pathlib import Path
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
-from eco_mem_fleet.report import table
+from eco_mem_fleet.report import REPORT_FORMATS, table, write_status_report
 from eco_mem_fleet.versions import is_older, newest_tag, read_answers, script_path
 
 
@@ -37,6 +41,14 @@ class RepoStatus:
     errors: int | None = None
     warnings: int | None = None
     problem: str = ""
+    # From `eco_mem.py review --json`; None where the install has no review command.
+    entries: dict[str, int] | None = None
+    findings: dict[str, int] | None = None
+    load_bytes: int | None = None
+
+    @property
+    def finding_count(self) -> int | None:
+        return None if self.findings is None else sum(self.findings.values())
 
     @property
     def ok(self) -> bool:
@@ -63,6 +75,30 @@ class RepoStatus:
 
     def as_json(self) -> dict:
         return {**dataclasses.asdict(self), "ok": self.ok}
+
+
+def worst_first(statuses: Sequence[RepoStatus]) -> list[RepoStatus]:
+    """Most review findings first, then repositories that are not ok, then by name."""
+    return sorted(statuses, key=lambda s: (-(s.finding_count or 0), s.ok, s.repo))
+
+
+def read_review(status: RepoStatus, script: Path, path: str) -> None:
+    """Fill in the review columns; leave them None when the install cannot review."""
+    done = subprocess.run(
+        [sys.executable, str(script), "review", "--json", "--root", path],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if done.returncode not in (0, 1):
+        return  # an install older than `review`, or one too broken to read
+    try:
+        summary = json.loads(done.stdout)["summary"]
+        entries, findings = dict(summary["entries"]), dict(summary["findings"])
+        load_bytes = int(summary["load_bytes"])
+    except (ValueError, KeyError, TypeError):
+        return
+    status.entries, status.findings, status.load_bytes = entries, findings, load_bytes
 
 
 def inspect(item: tuple[str, str]) -> RepoStatus:
@@ -97,7 +133,25 @@ def inspect(item: tuple[str, str]) -> RepoStatus:
     except (ValueError, KeyError, TypeError):
         last = (verify.stderr.strip().splitlines() or ["no JSON from verify"])[-1]
         status.problem = f"verify: {last}"
+    read_review(status, script, path)
     return status
+
+
+DRAWER_ORDER = ("working", "semantic", "episodic", "procedural")
+
+
+def entry_cell(entries: dict[str, int] | None) -> str:
+    """Entries per drawer as "working/semantic/episodic/procedural": "1/12/30/4"."""
+    if entries is None:
+        return "-"
+    return "/".join(str(entries.get(name, 0)) for name in DRAWER_ORDER)
+
+
+def findings_cell(findings: dict[str, int] | None) -> str:
+    """The kinds found, "duplicate:1,path-gone:2"; "none"; "-" when unknown."""
+    if findings is None:
+        return "-"
+    return ",".join(f"{kind}:{n}" for kind, n in findings.items() if n) or "none"
 
 
 def render(statuses: Sequence[RepoStatus]) -> str:
@@ -113,11 +167,18 @@ def render(statuses: Sequence[RepoStatus]) -> str:
             cell(s.verify_exit),
             cell(s.errors),
             cell(s.warnings),
+            cell(s.finding_count),
+            entry_cell(s.entries),
+            findings_cell(s.findings),
+            cell(s.load_bytes),
             s.verdict,
         )
         for s in statuses
     ]
-    headers = ("repo", "installed", "version", "newest", "verify", "errors", "warnings", "status")
+    headers = (
+        *("repo", "installed", "version", "newest", "verify", "errors", "warnings"),
+        *("review", "entries(w/s/e/p)", "findings", "load", "status"),
+    )
     fine = sum(s.ok for s in statuses)
     return table(headers, rows) + f"\n{fine} of {len(statuses)} repositories ok"
 
@@ -131,7 +192,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli.add_common_args(parser)
     cli.add_jobs_arg(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        help="also write one row per repository, worst first, as "
+        + ", ".join(REPORT_FORMATS)
+        + " (by the file's suffix)",
+    )
     args = parser.parse_args(argv)
+    if args.report and Path(args.report).suffix.lower() not in REPORT_FORMATS:
+        parser.error(f"--report {args.report}: name a {', '.join(REPORT_FORMATS)} file")
     config = load_config(args.config_filename)
     try:
         cloned = config.get_cloned_repos()
@@ -140,7 +210,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     items = [(name, os.path.join(config.output_dir, name)) for name in sorted(cloned)]
     with mapper.thread_mapper(args.jobs) as do_map:
-        statuses = list(do_map(inspect, items))
+        statuses = worst_first(list(do_map(inspect, items)))
+    if args.report:
+        try:
+            write_status_report(args.report, [s.as_json() for s in statuses])
+        except OSError as error:
+            print(f"status: cannot write {args.report}: {error.strerror}", file=sys.stderr)
+            return 2
     ok = all(s.ok for s in statuses)
     if args.json:
         print(json.dumps({"ok": ok, "repos": [s.as_json() for s in statuses]}, indent=2))

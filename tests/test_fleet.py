@@ -348,6 +348,10 @@ def test_status_table(fleet: Fleet) -> None:
         "verify",
         "errors",
         "warnings",
+        "review",
+        "entries(w/s/e/p)",
+        "findings",
+        "load",
         "status",
     ]
     rows = {line.split()[0]: line.split() for line in lines[2:] if line and not line[0].isdigit()}
@@ -367,7 +371,11 @@ def test_status_json(fleet: Fleet) -> None:
     report = json.loads(result.stdout)
     repos = {row["repo"]: row for row in report["repos"]}
     assert report["ok"] is False and set(repos) == set(fleet.origins)
-    assert repos["team-memory"] == {
+    team = repos["team-memory"]
+    # The review columns (tests/test_fleet_review.py covers them in depth).
+    assert team.pop("entries") == {"working": 0, "semantic": 1, "episodic": 1, "procedural": 0}
+    assert team.pop("findings")["uncited"] == 1 and team.pop("load_bytes") > 0
+    assert team == {
         "repo": "team-memory",
         "installed": True,
         "version": "v2.0.0",
