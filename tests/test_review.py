@@ -223,6 +223,19 @@ def test_contradictions_and_their_guards(host: Path) -> None:
     no = fact(host, "no-push", "Never push directly to main", "Use pull requests.")
     cli_a = fact(host, "cli-a", "The command line uses Typer", "Chosen in 2025.")
     cli_b = fact(host, "cli-b", "The command line uses Click", "Chosen in 2025.")
+    # Title Case capitalises every word: two environments are not two names for one thing.
+    fact(
+        host,
+        "helm-staging",
+        "Deploy The Web App To Staging With Helm",
+        "The chart lives in the infra repo.",
+    )
+    fact(
+        host,
+        "helm-prod",
+        "Deploy The Web App To Production With Helm",
+        "Releases need a tag first.",
+    )
     found = kinds(host)
     assert sorted(found.pop("contradiction")) == sorted(
         [sorted([a, b]), sorted([yes, no]), sorted([cli_a, cli_b])]

@@ -174,7 +174,7 @@ class Statement:
         values = {value.lstrip("v") for value in VALUE.findall(text)}
         subject, names, negations = set(), set(), 0
         without_values = VALUE.sub(" ", text)
-        start = True
+        start, inner = True, 0
         for match in WORD.finditer(without_values):
             raw = match.group(0).strip("'\u2019-")
             word = raw.lower().replace("\u2019", "'")
@@ -185,9 +185,13 @@ class Statement:
             elif word not in STOPWORDS and len(word) > 1:
                 stemmed = stem(word)
                 subject.add(stemmed)
-                if not start and raw[:1].isupper():
-                    names.add(stemmed)  # a capitalised word inside the sentence
+                if not start:
+                    inner += 1
+                    if raw[:1].isupper():
+                        names.add(stemmed)  # a capitalised word inside the sentence
             start = False
+        if len(names) * 2 > inner:
+            names = set()  # Title Case: capitals say nothing about which words are names
         for span in CODE_SPAN.findall(text):
             names.update(stem(word.lower()) for word in WORD.findall(span))
         self.subject = frozenset(subject)
