@@ -404,3 +404,19 @@ def test_weekly_workflow_writes_the_report_and_passes_with_findings(
     # An install too broken to review does fail the job.
     shutil.rmtree(host / MEMORY)
     assert run_step().returncode != 0
+
+
+def test_a_valid_store_at_full_caps_is_only_near_its_caps(host: Path) -> None:
+    """120 valid entries sharing boilerplate (benchmarks/verify.py's full-caps store): facts
+    about different modules are neither duplicates nor contradictions, and the numbered
+    lines every fact repeats are no disagreement."""
+    from benchmarks.verify import populate
+    from extensions.protocol import CAPS
+
+    drawers = ("semantic", "episodic", "procedural")
+    populate(host, CAPS["desks"], {name: CAPS["catalog_rows"] for name in drawers}, True, True)
+    found = report(host)["findings"]
+    assert sorted(f["entries"][0] for f in found) == [
+        f"{MEMORY}/{name}/INDEX.md" for name in sorted(drawers)
+    ]
+    assert {f["kind"] for f in found} == {"near-cap"}

@@ -76,7 +76,7 @@ class Fact:
         self.words = text.words(heads + prose)
 
 
-def slug_of(row_cells, columns, file: str) -> str:
+def slug_of(row_cells, file: str) -> str:
     name = cell_path(row_cells[0]) if row_cells else ""
     return name if name and name != NO_FILE else file[:-3]
 
@@ -100,7 +100,7 @@ class Review:
                 file = cell_path(row.get(columns, "file"))
                 rows[file] = row
                 if file not in ("", NO_FILE):
-                    self.slugs[f"{drawer.relpath}/{file}"] = slug_of(row.cells, columns, file)
+                    self.slugs[f"{drawer.relpath}/{file}"] = slug_of(row.cells, file)
             if name != "semantic":
                 continue
             for entry in drawer.entries.values():
@@ -198,33 +198,90 @@ def _jaccard(first: frozenset, second: frozenset) -> float:
     return len(first & second) / len(union) if union else 0.0
 
 
-def disagreement(first: Fact, second: Fact) -> str | None:
-    """Why two facts about one subject cannot both hold, or None."""
-    for one in first.statements:
-        for other in second.statements:
-            common = one.subject & other.subject
-            if len(common) < SAME_SUBJECT:
+def _keys(statement) -> list[frozenset]:
+    """Keys two statements about one subject always share: the subject, and the subject
+    less any one word (one side may say one word more, or name one thing differently)."""
+    subject = statement.subject
+    if len(subject) < SAME_SUBJECT:
+        return []
+    keys = [subject]
+    if len(subject) > SAME_SUBJECT:
+        keys += [subject - {word} for word in subject]
+    return keys
+
+
+def _clash(one, other) -> str | None:
+    """Why two statements about one subject cannot both hold, or None."""
+    if len(one.subject & other.subject) < SAME_SUBJECT:
+        return None
+    only_one, only_other = one.subject - other.subject, other.subject - one.subject
+    if min(len(only_one), len(only_other)) == 0 and max(len(only_one), len(only_other)) <= 1:
+        if one.values - other.values and other.values - one.values:
+            shown = ", ".join(sorted(one.values)), ", ".join(sorted(other.values))
+            return f"state {shown[0]} and {shown[1]} about the same thing"
+        if one.negated != other.negated:
+            return "one says it holds, the other that it does not"
+    elif (
+        len(only_one) == len(only_other) == 1
+        and only_one <= one.names
+        and only_other <= other.names
+        and one.values == other.values
+        and one.negated == other.negated
+    ):
+        return f"name {next(iter(only_one))} and {next(iter(only_other))} for the same thing"
+    return None
+
+
+def contradictions(facts: list[Fact]) -> dict[tuple[int, int], str]:
+    """{(i, j): why} for facts i < j with two statements that clash, where neither fact
+    also states what the other does about that subject (steps 1, 2 and 3 listed in two
+    facts are no disagreement). Statements meet only through shared keys, so the cost
+    grows with the statements, not with every pair of them."""
+    buckets: dict[frozenset, dict[int, dict]] = {}
+    for index, fact in enumerate(facts):
+        for statement in fact.statements:
+            signature = (statement.subject, statement.values, statement.negated, statement.names)
+            for key in _keys(statement):
+                buckets.setdefault(key, {}).setdefault(index, {})[signature] = statement
+    found: dict[tuple[int, int], str] = {}
+    for bucket in buckets.values():
+        if len(bucket) < 2:
+            continue
+        said = {
+            index: (
+                frozenset().union(*(s.values for s in statements.values())),
+                {s.negated for s in statements.values()},
+                any(s.names for s in statements.values()),
+            )
+            for index, statements in bucket.items()
+        }
+        owners = sorted(bucket)
+        for position, i in enumerate(owners):
+            for j in owners[position + 1 :]:
+                if (i, j) in found:
+                    continue
+                (values_i, polar_i, named_i), (values_j, polar_j, named_j) = said[i], said[j]
+                if values_i == values_j and polar_i == polar_j and not (named_i and named_j):
+                    continue  # nothing here that one says and the other does not
+                why = _first_clash(bucket[i].values(), bucket[j].values(), said[i], said[j])
+                if why:
+                    found[(i, j)] = why
+    return found
+
+
+def _first_clash(first, second, said_first, said_second) -> str | None:
+    for one in first:
+        for other in second:
+            why = _clash(one, other)
+            if why is None:
                 continue
-            only_one, only_other = one.subject - other.subject, other.subject - one.subject
-            if (
-                min(len(only_one), len(only_other)) == 0
-                and max(len(only_one), len(only_other)) <= 1
+            if one.negated != other.negated and (
+                one.negated in said_second[1] or other.negated in said_first[1]
             ):
-                if one.values - other.values and other.values - one.values:
-                    shown = ", ".join(sorted(one.values)), ", ".join(sorted(other.values))
-                    return f"state {shown[0]} and {shown[1]} about the same thing"
-                if one.negated != other.negated:
-                    return "one says it holds, the other that it does not"
-            elif (
-                len(only_one) == len(only_other) == 1
-                and only_one <= one.names
-                and only_other <= other.names
-                and one.values == other.values
-                and one.negated == other.negated
-            ):
-                return (
-                    f"name {next(iter(only_one))} and {next(iter(only_other))} for the same thing"
-                )
+                continue  # each fact also says it the other way round
+            if one.values and (one.values <= said_second[0] or other.values <= said_first[0]):
+                continue  # each fact also states the other's value
+            return why
     return None
 
 
@@ -246,21 +303,20 @@ def duplicates_and_contradictions(review: Review) -> list[Item]:
                 j = cited.setdefault((posixpath.normpath(cite.path), cite.text), i)
                 if j != i:
                     parent[find(i)] = find(j)
+    clashes = contradictions(facts)
+    for (i, j), why in sorted(clashes.items()):
+        pair = (facts[i], facts[j])
+        newer = max(pair, key=lambda fact: (fact.fields.get("as_of", ""), fact.relpath))
+        message = f"{why}; ask the user which holds"
+        command = f"revise {review.slug(newer.relpath)} --body TEXT"
+        items.append(Item("contradiction", sorted(f.relpath for f in pair), message, command))
     for i, first in enumerate(facts):
         for j in range(i + 1, len(facts)):
             second = facts[j]
-            if not (first.words & second.words):
+            if (i, j) in clashes or not (first.words & second.words):
                 continue
-            why = disagreement(first, second)
-            if why:
-                pair = sorted([first.relpath, second.relpath])
-                newer = max(
-                    (first, second), key=lambda fact: (fact.fields.get("as_of", ""), fact.relpath)
-                )
-                message = f"{why}; ask the user which holds"
-                command = f"revise {review.slug(newer.relpath)} --body TEXT"
-                items.append(Item("contradiction", pair, message, command))
-                continue
+            if first.title_words - second.title_words and second.title_words - first.title_words:
+                continue  # each title names something the other does not: two subjects
             small = min(len(first.title_words), len(second.title_words))
             if (
                 small >= 3 and _jaccard(first.title_words, second.title_words) >= DUPLICATE_TITLES
