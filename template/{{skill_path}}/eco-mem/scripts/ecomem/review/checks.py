@@ -71,9 +71,11 @@ class Fact:
         self.title = text.title_of(lines)
         prose = [line for line in text.prose_lines(lines) if not line.startswith("# ")]
         heads = [self.title] + ([one_liner] if one_liner and one_liner != self.title else [])
-        self.statements = text.statements(heads + prose)
-        self.title_words = text.words(heads)
-        self.words = text.words(heads + prose)
+        said = text.statements(heads)
+        self.title_words = text.words(said)
+        said += text.statements(prose)
+        self.statements = said
+        self.words = text.words(said)
 
 
 def slug_of(row_cells, file: str) -> str:

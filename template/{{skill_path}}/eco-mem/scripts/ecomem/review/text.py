@@ -159,11 +159,19 @@ CODE_SPAN = re.compile(r"`([^`]+)`")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
+_STEMS: dict[str, str] = {}  # memory repeats its words: each is stemmed once per run
+
+
 def stem(word: str) -> str:
-    for suffix in SUFFIXES:
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    found = _STEMS.get(word)
+    if found is None:
+        found = word
+        for suffix in SUFFIXES:
+            if len(word) > len(suffix) + 2 and word.endswith(suffix):
+                found = word[: -len(suffix)]
+                break
+        _STEMS[word] = found
+    return found
 
 
 class Statement:
@@ -221,6 +229,9 @@ def title_of(lines: list[str]) -> str:
     return next((line[2:].strip() for line in lines if line.startswith("# ")), "")
 
 
+_SAID: dict[str, Statement] = {}  # a sentence repeated across entries is read once
+
+
 def statements(texts: list[str]) -> list[Statement]:
     """Every sentence of the given texts (a title, a one-liner, body lines)."""
     found = []
@@ -228,16 +239,18 @@ def statements(texts: list[str]) -> list[Statement]:
         text = text.lstrip("#-* ").strip()
         for sentence in SENTENCE_END.split(text):
             if sentence.strip():
-                found.append(Statement(sentence))
+                said = _SAID.get(sentence)
+                if said is None:
+                    said = _SAID[sentence] = Statement(sentence)
+                found.append(said)
     return found
 
 
-def words(texts: list[str]) -> frozenset[str]:
-    """The stemmed content words of the texts, values included: what a duplicate shares."""
-    bag = set()
-    for text in texts:
-        for statement in statements([text]):
-            bag |= statement.subject | statement.values
+def words(found: list[Statement]) -> frozenset[str]:
+    """The stemmed content words of statements, values included: what a duplicate shares."""
+    bag: set[str] = set()
+    for statement in found:
+        bag |= statement.subject | statement.values
     return frozenset(bag)
 
 
