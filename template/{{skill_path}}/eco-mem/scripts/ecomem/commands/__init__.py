@@ -28,6 +28,7 @@ TABLE = {
     "upgrade": "upgrade",
     "catalog-migrate": "catalog_migrate",
     "restore-indexes": "restore_indexes",
+    "uninstall": "uninstall",
     # Merging parallel branches (docs/teamwork.md).
     "merge-catalog": "merge_catalog",
     "resolve": "resolve",
