@@ -14,6 +14,7 @@ import fcntl
 import hashlib
 import json
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,6 +112,8 @@ class Progress(threading.Thread):
     def stop(self) -> None:
         self.stopping.set()
         self.join()
+        if self.stream is not sys.stderr:
+            self.stream.close()
 
 
 def describe(outcome: Outcome) -> str:
