@@ -5,8 +5,10 @@
 Reads the clones all-repos-clone made (run it first for fresh data): is
 eco-mem installed, which version do its answers record, what is the newest
 tag of that template, and what does `eco_mem.py verify --json` say (exit
-code, errors, warnings). Exit 0 only when every repository is installed, at
-the newest tag and verify-clean; 1 otherwise; 2 on a usage error.
+code, errors, warnings). A line per repository on stderr as each is done
+(`[i/N]`, silent under CI=true), then the table. Exit 0 only when every
+repository is installed, at the newest tag and verify-clean; 1 otherwise; 2
+on a usage error.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
-from eco_mem_fleet.report import table
+from eco_mem_fleet.report import quiet_progress, table
 from eco_mem_fleet.versions import is_older, newest_tag, read_answers, script_path
 
 
@@ -100,6 +103,24 @@ def inspect(item: tuple[str, str]) -> RepoStatus:
     return status
 
 
+def counted(inspect_one, total: int):
+    """`inspect_one`, printing "[i/N] repo: status" on stderr as each repository is done
+    (verify runs in every clone: a large fleet takes a while). Silent under CI=true."""
+    if quiet_progress():
+        return inspect_one
+    lock, done = threading.Lock(), [0]
+
+    def inspect_counted(item: tuple[str, str]) -> RepoStatus:
+        status = inspect_one(item)
+        with lock:
+            done[0] += 1
+            print(f"[{done[0]}/{total}] {status.repo}: {status.verdict}", file=sys.stderr)
+            sys.stderr.flush()
+        return status
+
+    return inspect_counted
+
+
 def render(statuses: Sequence[RepoStatus]) -> str:
     def cell(value: object) -> str:
         return "-" if value is None else str(value)
@@ -140,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     items = [(name, os.path.join(config.output_dir, name)) for name in sorted(cloned)]
     with mapper.thread_mapper(args.jobs) as do_map:
-        statuses = list(do_map(inspect, items))
+        statuses = list(do_map(counted(inspect, len(items)), items))
     ok = all(s.ok for s in statuses)
     if args.json:
         print(json.dumps({"ok": ok, "repos": [s.as_json() for s in statuses]}, indent=2))
