@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -161,7 +162,8 @@ def test_blocks_share_one_session_and_markers_skip(
 
 def test_a_stray_marker_is_reported() -> None:
     page = "<!-- not run: nothing below -->\n\ntext\n\n<!-- not run: why -->\n```sh\nx\n```\n"
-    assert stray_markers(page) == [1]
+    shown = "```text\n<!-- not run: an example of the syntax -->\n```\n"
+    assert stray_markers(page + shown) == [1]
 
 
 # README's set-up blocks are not run here (they build .venv and the demo, and run
@@ -298,3 +300,42 @@ def test_the_install_tree_names_every_script_command() -> None:
     assert len(names) > 10
     missing = [name for name in names if not re.search(rf"\b{re.escape(name)}\b", tree)]
     assert not missing, f"docs/install.md's tree omits: {missing}"
+
+
+# README's demo: Copier sits in the clone's .venv, off PATH in the demo. upgrade says
+# where it is, and the command it prints works.
+
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+
+@pytest.mark.skipif(
+    not SYSTEM_PYTHON.is_file()
+    or subprocess.run([str(SYSTEM_PYTHON), "-c", "import copier"], capture_output=True).returncode
+    == 0,
+    reason="needs a system Python without copier",
+)
+def test_upgrade_without_copier_on_path_names_the_templates_venv(tmp_path: Path) -> None:
+    template = snapshot_template(tmp_path / "clone", tag=newest_release())
+    (template / ".venv").mkdir()
+    (template / ".venv/bin").symlink_to(Path(sys.executable).parent)  # the set-up's venv
+    (template / ".git/info/exclude").write_text(".venv\n", encoding="utf-8")
+    host = init_repo(tmp_path / "demo")
+    copy_template(template, host)
+    commit_all(host, "Install eco-mem")
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    script = ".agents/skills/eco-mem/scripts/eco_mem.py"
+
+    refused = subprocess.run(
+        [str(SYSTEM_PYTHON), script, "upgrade"], cwd=host, env=bare, capture_output=True, text=True
+    )
+
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    hint = re.search(r"`(PATH=\S+ python3 \S+ upgrade)`", refused.stderr)
+    assert hint and f"{template}/.venv/bin" in hint.group(1), refused.stderr
+    assert "pipx inject copier copier-template-extensions" in refused.stderr
+    followed = subprocess.run(
+        ["bash", "-c", hint.group(1).replace("python3", str(SYSTEM_PYTHON), 1)],
+        cwd=host, env=bare, capture_output=True, text=True,
+    )  # fmt: skip
+    assert followed.returncode == 0, followed.stdout + followed.stderr
+    assert "nothing changed" in followed.stdout
