@@ -36,6 +36,7 @@ class Block:
     language: str
     text: str
     not_run: str | None  # the reason, when the line before the fence marks it
+    end: int  # the line of the closing fence (or the page's last line)
 
 
 def blocks(page: str) -> list[Block]:
@@ -61,20 +62,24 @@ def blocks(page: str) -> list[Block]:
             line = lines[end]
             body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
             end += 1
-        found.append(
-            Block(index + 1, language, "\n".join(body) + "\n", marker["reason"] if marker else None)
-        )
+        reason = marker["reason"] if marker else None
+        found.append(Block(index + 1, language, "\n".join(body) + "\n", reason, end + 1))
         index = end + 1
     return found
 
 
 def stray_markers(page: str) -> list[int]:
-    """Lines holding a `not run` marker that is not right above a shell block."""
-    marked = {block.line - 1 for block in blocks(page) if block.language in SHELL_LANGUAGES}
+    """Lines holding a `not run` marker that is not right above a shell block.
+
+    A marker shown inside a fenced block (as an example of the syntax) is text.
+    """
+    found = blocks(page)
+    marked = {block.line - 1 for block in found if block.language in SHELL_LANGUAGES}
+    inside = {n for block in found for n in range(block.line, block.end + 1)}
     return [
         number
         for number, line in enumerate(page.splitlines(), start=1)
-        if NOT_RUN.match(line) and number not in marked
+        if NOT_RUN.match(line) and number not in marked and number not in inside
     ]
 
 
