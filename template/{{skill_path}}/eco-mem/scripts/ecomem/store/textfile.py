@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from ..findings import ERROR, Finding
 
@@ -16,7 +15,9 @@ MAX_BYTES = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 
 
-def read_lines(path: str | Path, relpath: str) -> tuple[list[str] | None, list[Finding]]:
+def read_lines(
+    path: str | os.PathLike[str], relpath: str
+) -> tuple[list[str] | None, list[Finding]]:
     """Return (lines without line ends, findings); lines is None when unreadable."""
     try:
         with open(path, "rb") as handle:
@@ -72,7 +73,7 @@ def decode(data: bytes, relpath: str) -> tuple[list[str] | None, list[Finding]]:
     return text.splitlines(), findings
 
 
-def read_unseen(path: str | Path) -> list[str] | None:
+def read_unseen(path: str | os.PathLike[str]) -> list[str] | None:
     """An entry's lines, read without moving its access time; None when it cannot be.
 
     The agent-experiment kit (experiment/atime.py) tells which memory files an agent
