@@ -527,3 +527,22 @@ def test_our_command_inside_a_host_group_leaves_the_host_command(ecomem, tmp_pat
 
     data = json.loads((tmp_path / SETTINGS).read_text(encoding="utf-8"))
     assert data == {"hooks": {"SessionStart": [{"matcher": "*", "hooks": [mixed["hooks"][0]]}]}}
+
+
+def test_the_digest_loads_neither_argparse_nor_re_nor_pathlib(host: Path) -> None:
+    # Start-up is what the digest costs (docs/benchmarks.md); these modules would double it.
+    open_desk(host, "Lean", "stay lean", "check the imports", "nothing")
+    script = host / SKILL / "scripts/eco_mem.py"
+    command = [sys.executable, "-S", "-X", "importtime", str(script), "context"]
+    result = subprocess.run(command, cwd=host, capture_output=True, text=True)
+    assert result.returncode == 0 and "Goal: stay lean" in result.stdout
+    loaded = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines() if "|" in line}
+    assert "ecomem.commands.context" in loaded
+    heavy = {"argparse", "re", "pathlib", "collections", "json", "subprocess", "ecomem.cli"}
+    assert not heavy & loaded, heavy & loaded
+
+
+def test_lazy_re_passes_the_real_multiline_flag(ecomem) -> None:
+    from ecomem import lazy_re
+
+    assert lazy_re.MULTILINE == re.MULTILINE
