@@ -19,7 +19,9 @@ committed; the stores are copies of it:
 Reported: median and min per store, the ratio of each store's median over both
 baselines (target: within 2x start-up), and the digest's size in bytes for each store
 against the budget (commands/context.py BUDGET; desks are never cut, so a store whose
-desks outgrow it prints them whole and drops the pointer). Nothing is asserted.
+desks outgrow it prints them whole and drops the pointer). When valgrind is installed,
+each subject's instruction count too (`valgrind --tool=callgrind`, one run each): unlike
+wall time it does not move with the machine's load. Nothing is asserted.
 
 Reproduce from the repository root, with copier installed (pip install -e '.[test]'):
 
@@ -59,6 +61,23 @@ def full_desks(root: Path) -> None:
         (root / MEMORY / f"working/task-{n}.md").write_text("\n".join(lines) + "\n")
 
 
+def instructions(command: list[str]) -> int | None:
+    """Instructions the process executes, counted by callgrind; None without valgrind."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    counted = subprocess.run(
+        [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    for line in counted.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1])
+    return None
+
+
 def digest_size(command: list[str]) -> int:
     return len(subprocess.run(command, capture_output=True, check=True).stdout)
 
@@ -89,6 +108,7 @@ def main() -> None:
             return lambda: lambda: subprocess.run(command, capture_output=True, check=False)
 
         timings = measure({label: timed(command) for label, command in commands.items()}, runs)
+        counts = {label: instructions(command) for label, command in commands.items()}
 
     budget = _budget()
     print(f"eco_mem.py context, {runs} interleaved runs each ({python})")
@@ -102,6 +122,11 @@ def main() -> None:
         for baseline in (BARE, SITE):
             line = ratio_line(f"{label} / {baseline}", timings[label], timings[baseline], TARGET)
             print(line)
+    if all(counts.values()):
+        print("instructions (callgrind, one run each):")
+        for label, count in counts.items():
+            ratio = f"  {count / counts[BARE]:.2f}x {BARE}" if label in stores else ""
+            print(f"  {label}: {count / 1e6:.1f} M{ratio}")
 
 
 def _budget() -> int:
