@@ -76,8 +76,12 @@ def desk_sections(lines: list[str]) -> tuple[str, dict[str, list[str]]]:
 def desk_summary(lines: list[str]) -> tuple[str, str]:
     """(title, goal) of a desk: its `# ` heading and the first line under `## Goal`."""
     title, sections = desk_sections(lines)
-    goal = next((line.strip() for line in sections.get("goal", []) if line.strip()), "")
-    return title, goal
+    return title, goal_of(sections)
+
+
+def goal_of(sections: dict[str, list[str]]) -> str:
+    """The first non-blank line under `## Goal`, stripped; "" when there is none."""
+    return next((line.strip() for line in sections.get("goal", []) if line.strip()), "")
 
 
 def _inside(real: str, real_folder: str) -> bool:
