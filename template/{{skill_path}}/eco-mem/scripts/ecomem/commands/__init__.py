@@ -20,6 +20,8 @@ TABLE = {
     "confirm": "confirm",
     "forget": "forget",
     "end-task": "end_task",
+    # What a harness hook prints at session start (docs/harnesses.md).
+    "context": "context",
     # Checking it.
     "verify": "verify",
     # Keeping the install right in the host.
