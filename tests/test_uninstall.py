@@ -134,6 +134,7 @@ def test_dry_run_lists_every_change_and_makes_none(installed, repo: Path) -> Non
         "gitattributes block",
         "merge driver",
         "claude link",
+        "claude hook",
         "workflow",
         "answers",
         "memory",
@@ -205,3 +206,13 @@ def test_outside_git_it_refuses(tmp_path: Path, template_repo: Path) -> None:
     refused = uninstall(plain)
     assert refused.returncode == 2 and "not a git work tree" in refused.stderr
     assert (plain / SKILL / "SKILL.md").is_file()
+
+
+def test_a_settings_file_the_install_created_goes_with_its_hook(host: Path) -> None:
+    """The default install creates .claude/settings.json for the SessionStart hook; with
+    the hook out, nothing of the host's is in it, so it goes, and .claude/ with it."""
+    settings = host / ".claude/settings.json"
+    assert "SessionStart" in settings.read_text(encoding="utf-8")
+    done = uninstall(host, "--memory")
+    assert done.returncode == 0, done.stderr
+    assert not (host / ".claude").exists()

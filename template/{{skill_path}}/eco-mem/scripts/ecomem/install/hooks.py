@@ -82,9 +82,19 @@ def remove_hook(root) -> bool:
     `hooks` object if that left them empty. Every other byte stays, and so does the file,
     even as `{}`: the host may have had it before. True when something changed;
     HookError when the file is left untouched."""
+    planned = planned_removal(root)
+    if planned is None:
+        return False
+    write_settings(root, os.path.join(root, SETTINGS), planned)
+    return True
+
+
+def planned_removal(root) -> bytes | None:
+    """The bytes settings.json holds once eco-mem's entries are out, None when it holds
+    none: the plan `remove_hook` writes and `uninstall` shows before writing."""
     text, style = read_settings(root)
     if not text.strip():
-        return False
+        return None
     new = text
     while True:
         groups = _groups(json_text.parse(new), create=False)
@@ -93,7 +103,7 @@ def remove_hook(root) -> bool:
             break
         new = _remove_ours(new, groups, *ours[0])
     if new == text:
-        return False
+        return None
     tree = json_text.parse(new)
     hooks = tree.get("hooks")
     groups = hooks.get(EVENT)
@@ -103,8 +113,7 @@ def remove_hook(root) -> bool:
         hooks = tree.get("hooks")
         if not hooks.members:
             new = json_text.remove(new, tree, _index(tree, "hooks"))
-    write_settings(root, os.path.join(root, SETTINGS), style.encode(new))
-    return True
+    return style.encode(new)
 
 
 def sync_hook(root, claude_code: bool = protocol.CLAUDE_CODE) -> bool:

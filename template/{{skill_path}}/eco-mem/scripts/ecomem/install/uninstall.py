@@ -13,6 +13,7 @@ running, so it comes last.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections import namedtuple
@@ -23,7 +24,7 @@ from ..errors import UsageError
 from ..git import git, output, run_git
 from ..paths import inside
 from ..store.load import WORKING_LOCK
-from . import attributes, track
+from . import attributes, hooks, track
 from .blocks import MARKDOWN_MARKERS
 from .markers import BlockError, remove_block
 
@@ -200,6 +201,35 @@ def claude_link(root: Path, options) -> list[Change]:
     return [Change("claude link", "delete", track.CLAUDE_LINK, "link to the skill", _unlink(link))]
 
 
+def claude_hook(root: Path, options) -> list[Change]:
+    """eco-mem's SessionStart entry in .claude/settings.json (written by `blocks`). The
+    file goes only when the install created it and nothing else is left in it."""
+    try:
+        planned = hooks.planned_removal(root)
+    except hooks.HookError as error:
+        raise UsageError(f"{error}; nothing removed") from None
+    if planned is None:
+        return []
+    path = root / hooks.SETTINGS
+    if _empty_object(planned) and _before_install(root, hooks.SETTINGS) is None:
+        return [
+            Change(
+                "claude hook", "delete", hooks.SETTINGS, "held only eco-mem's hook", _unlink(path)
+            )
+        ]
+    write = lambda: hooks.write_settings(root, os.fspath(path), planned)  # noqa: E731
+    return [
+        Change("claude hook", "edit", hooks.SETTINGS, "eco-mem's SessionStart entry removed", write)
+    ]
+
+
+def _empty_object(data: bytes) -> bool:
+    try:
+        return json.loads(data.decode("utf-8-sig")) == {}
+    except ValueError:
+        return False
+
+
 def workflow(root: Path, options) -> list[Change]:
     """The CI workflow the `ci` question renders, when it still runs our verify."""
     path = root / track.WORKFLOW
@@ -264,6 +294,7 @@ STEPS = (
     attributes_block,
     merge_driver,
     claude_link,
+    claude_hook,
     workflow,
     answers,
     memory,
