@@ -68,6 +68,7 @@ def time_fleet(config: Path, template: Path, jobs: int) -> tuple[float, float]:
     work splits, and a ratio short of 2x is cores the machine did not have free."""
     command = [sys.executable, "-m", "eco_mem_fleet.install", "-C", str(config)]
     command += ["--template", str(template), "-j", str(jobs)]
+    command += ["--log", str(config.parent / f"fleet-j{jobs}.log")]
     cpu = cpu_seconds()
     start = time.perf_counter()
     run = subprocess.run(

@@ -18,18 +18,29 @@ plain data: with `-j` it is pickled into worker processes.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import dataclasses
 import functools
 import os
 import subprocess
+import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from all_repos import autofix_lib, git
 
-from eco_mem_fleet.report import Ledger, Outcome, exit_code, quiet_progress, summary, write_jsonl
+from eco_mem_fleet.report import (
+    Ledger,
+    Outcome,
+    Progress,
+    exit_code,
+    quiet_progress,
+    summary,
+    write_jsonl,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -198,11 +209,14 @@ def run(
             target = str(options.get("ref") or options.get("vcs_ref") or "?")
             outcomes.append(Outcome(name, action, after=target, result="failed", message=message))
 
+    # -i asks questions on the terminal, so it keeps all-repos' output there, as --diff does.
+    log = None if args.diff or args.interactive else (args.log or _new_log(action))
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet.") as folder:
         # The count covers every repository the summary will list, skipped ones included.
-        ledger = Ledger(
-            folder, total=len(skipped) + len(outcomes) + len(ready), quiet=quiet_progress()
-        )
+        ledger = Ledger(folder, total=len(skipped) + len(outcomes) + len(ready))
+        progress = None if quiet_progress() else Progress(ledger, _terminal())
+        if progress:
+            progress.start()
         for outcome in sorted(skipped + outcomes, key=lambda o: o.repo):
             ledger.finish(outcome)
         job = Job(
@@ -214,16 +228,76 @@ def run(
             options=options,
         )
         config = config._replace(push=functools.partial(push, job, config.push))
-        autofix_lib.fix(
-            ready,
-            apply_fix=functools.partial(apply_fix, job),
-            check_fix=functools.partial(check_fix, job),
-            config=config,
-            commit=commit,
-            autofix_settings=settings,
-        )
+        with _output_to(log):
+            autofix_lib.fix(
+                ready,
+                apply_fix=functools.partial(apply_fix, job),
+                check_fix=functools.partial(check_fix, job),
+                config=config,
+                commit=commit,
+                autofix_settings=settings,
+            )
         outcomes += [_settled(ledger, names[path], action) for path in ready]
-    return finish(sorted(skipped + outcomes, key=lambda o: o.repo), args.report)
+        if progress:
+            progress.stop()
+    return finish(sorted(skipped + outcomes, key=lambda o: o.repo), args.report, log)
+
+
+def add_output_args(parser: argparse.ArgumentParser) -> None:
+    """--report, --diff and --log, shared by install and upgrade."""
+    parser.add_argument(
+        "--report", metavar="FILE", help="also write one JSON object per repository"
+    )
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--diff",
+        action="store_true",
+        help="print all-repos' log (its git commands and every repository's diff) as it runs",
+    )
+    shown.add_argument(
+        "--log",
+        metavar="FILE",
+        help="append all-repos' log here (default: a new eco-mem-fleet-ACTION-*.log in the"
+        " temp folder); the summary names it",
+    )
+
+
+def _new_log(action: str) -> str:
+    handle, path = tempfile.mkstemp(prefix=f"eco-mem-fleet-{action}-", suffix=".log")
+    os.close(handle)
+    return path
+
+
+def _terminal() -> TextIO:
+    """The operator's stderr, kept open while fd 2 points at the log."""
+    try:
+        return open(os.dup(sys.stderr.fileno()), "w", encoding="utf-8", errors="replace")
+    except (AttributeError, OSError, ValueError):
+        return sys.stderr
+
+
+@contextlib.contextmanager
+def _output_to(log: str | None) -> Iterator[None]:
+    """Send file descriptors 1 and 2 to `log` (None: leave them), for this process and
+    every worker it starts: all-repos prints each command and the whole diff of each
+    repository, and git and Copier print too."""
+    if log is None:
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(log, "ab") as target:
+        os.dup2(target.fileno(), 1)
+        os.dup2(target.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, original in zip((1, 2), saved):
+            os.dup2(original, fd)
+            os.close(original)
 
 
 def _label(path: str, output_dir: str) -> str:
@@ -236,7 +310,7 @@ def _settled(ledger: Ledger, repo: str, action: str) -> Outcome:
     outcome = ledger.read(repo)
     if outcome is None:
         outcome = Outcome(
-            repo, action, message="all-repos errored before the fix ran (see its log)"
+            repo, action, message="all-repos errored before the fix ran (see the log)"
         )
     elif not outcome.final:
         outcome.result = "failed"
@@ -247,9 +321,11 @@ def _settled(ledger: Ledger, repo: str, action: str) -> Outcome:
     return outcome
 
 
-def finish(outcomes: Iterable[Outcome], report: str | None) -> int:
+def finish(outcomes: Iterable[Outcome], report: str | None, log: str | None = None) -> int:
     outcomes = list(outcomes)
     print(summary(outcomes), flush=True)
+    if log:
+        print(f"log (commands, diffs, errors): {log}", flush=True)
     if report:
         write_jsonl(report, outcomes)
     return exit_code(outcomes)

@@ -1,12 +1,16 @@
 """Install eco-mem into every cloned repository that does not have it yet.
 
     python -m eco_mem_fleet.install -C all-repos.json --template SRC [--vcs-ref REF]
-        [--data-file answers.yml] [--report FILE] [--dry-run] [-j N] [--repos ...]
+        [--data-file answers.yml] [--report FILE] [--diff | --log FILE] [--dry-run] [-j N]
+        [--repos ...]
 
 A repository counts as installed when it has `.copier-answers.eco-mem.yml`.
 Each copy runs Copier's API (trusted, defaults plus the data file), stages
 the new files, commits "Install eco-mem REF" and pushes through the push
-module in the all-repos config. Exit 0 when no repository failed, else 1.
+module in the all-repos config. It prints one line per repository as each
+finishes, then the summary; all-repos' own log (commands, diffs) goes to a
+file the summary names, or to stdout with --diff. Exit 0 when no repository
+failed, else 1.
 """
 
 from __future__ import annotations
@@ -26,12 +30,6 @@ from eco_mem_fleet.report import Outcome
 from eco_mem_fleet.versions import newest_tag, read_answers, template_source
 
 
-def add_report_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--report", metavar="FILE", help="also write one JSON object per repository"
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m eco_mem_fleet.install",
@@ -42,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--template", required=True, help="eco-mem template: git URL or path")
     parser.add_argument("--vcs-ref", help="template tag or commit (default: the newest tag)")
     parser.add_argument("--data-file", help="YAML answers for the template's questions")
-    add_report_arg(parser)
+    autofix.add_output_args(parser)
     return parser
 
 

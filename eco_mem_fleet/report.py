@@ -16,8 +16,10 @@ import hashlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 # Results that make the run exit non-zero.
 BAD_RESULTS = ("failed", "conflict")
@@ -44,13 +46,17 @@ class Outcome:
 
 
 class Ledger:
-    """The shared folder of outcomes, plus the "i of N" progress count."""
+    """The shared folder of outcomes, plus the list of finished repositories, in order."""
 
-    def __init__(self, folder: str, total: int, quiet: bool) -> None:
-        self.folder, self.total, self.quiet = folder, total, quiet
+    def __init__(self, folder: str, total: int) -> None:
+        self.folder, self.total = folder, total
 
     def _path(self, repo: str) -> Path:
         return Path(self.folder) / (hashlib.sha1(repo.encode()).hexdigest() + ".json")
+
+    @property
+    def finished_path(self) -> Path:
+        return Path(self.folder) / "progress"
 
     def write(self, outcome: Outcome) -> None:
         path = self._path(outcome.repo)
@@ -65,17 +71,50 @@ class Ledger:
         return Outcome(**json.loads(path.read_text(encoding="utf-8")))
 
     def finish(self, outcome: Outcome) -> None:
-        """Record the final outcome and print its progress line."""
+        """Record the final outcome, then add the repository to the finished list."""
         outcome.final = True
         self.write(outcome)
-        with open(Path(self.folder) / "progress", "a+", encoding="utf-8") as counter:
-            fcntl.flock(counter, fcntl.LOCK_EX)  # workers finish concurrently
-            counter.write(outcome.repo + "\n")
-            counter.flush()
-            counter.seek(0)
-            done = len(counter.readlines())
-        if not self.quiet:
-            print(f"[{done}/{self.total}] {describe(outcome)}", file=sys.stderr, flush=True)
+        with open(self.finished_path, "a", encoding="utf-8") as finished:
+            fcntl.flock(finished, fcntl.LOCK_EX)  # workers finish concurrently
+            finished.write(outcome.repo + "\n")
+
+
+class Progress(threading.Thread):
+    """Print "[i/N] repo: result ..." as repositories finish, from the parent process.
+
+    Workers only append to the ledger's finished list; this thread reads it, so
+    the lines reach the operator's terminal even while the workers' own output
+    goes to the log file, whatever way multiprocessing starts them.
+    """
+
+    def __init__(self, ledger: Ledger, stream: TextIO) -> None:
+        super().__init__(daemon=True)
+        self.ledger, self.stream = ledger, stream
+        self.shown = 0
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(0.2):
+            self.show_new()
+        self.show_new()
+
+    def show_new(self) -> None:
+        try:
+            text = self.ledger.finished_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        names = text.split("\n")[:-1]  # a line still being written has no newline yet
+        for repo in names[self.shown :]:
+            self.shown += 1
+            outcome = self.ledger.read(repo) or Outcome(repo, "?")
+            print(f"[{self.shown}/{self.ledger.total}] {describe(outcome)}", file=self.stream)
+        self.stream.flush()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join()
+        if self.stream is not sys.stderr:
+            self.stream.close()
 
 
 def describe(outcome: Outcome) -> str:

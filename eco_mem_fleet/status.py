@@ -7,10 +7,11 @@ eco-mem installed, which version do its answers record, what is the newest
 tag of that template, what does `eco_mem.py verify --json` say (exit
 code, errors, warnings), and what does `eco_mem.py review --json` find
 (entries per drawer, findings per kind, always-loaded bytes; installs older
-than the review command show "-"). Rows come worst first: most review
-findings, then not ok. Exit 0 only when every repository is installed, at
-the newest tag and verify-clean (review findings are advice and do not
-count); 1 otherwise; 2 on a usage error.
+than the review command show "-"). A line per repository on stderr as each
+is done (`[i/N]`, silent under CI=true), then the table, worst first: most
+review findings, then not ok. Exit 0 only when every repository is
+installed, at the newest tag and verify-clean (review findings are advice
+and do not count); 1 otherwise; 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
-from eco_mem_fleet.report import REPORT_FORMATS, table, write_status_report
+from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
 from eco_mem_fleet.versions import is_older, newest_tag, read_answers, script_path
 
 
@@ -154,6 +156,24 @@ def findings_cell(findings: dict[str, int] | None) -> str:
     return ",".join(f"{kind}:{n}" for kind, n in findings.items() if n) or "none"
 
 
+def counted(inspect_one, total: int):
+    """`inspect_one`, printing "[i/N] repo: status" on stderr as each repository is done
+    (verify runs in every clone: a large fleet takes a while). Silent under CI=true."""
+    if quiet_progress():
+        return inspect_one
+    lock, done = threading.Lock(), [0]
+
+    def inspect_counted(item: tuple[str, str]) -> RepoStatus:
+        status = inspect_one(item)
+        with lock:
+            done[0] += 1
+            print(f"[{done[0]}/{total}] {status.repo}: {status.verdict}", file=sys.stderr)
+            sys.stderr.flush()
+        return status
+
+    return inspect_counted
+
+
 def render(statuses: Sequence[RepoStatus]) -> str:
     def cell(value: object) -> str:
         return "-" if value is None else str(value)
@@ -210,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     items = [(name, os.path.join(config.output_dir, name)) for name in sorted(cloned)]
     with mapper.thread_mapper(args.jobs) as do_map:
-        statuses = worst_first(list(do_map(inspect, items)))
+        statuses = worst_first(list(do_map(counted(inspect, len(items)), items)))
     if args.report:
         try:
             write_status_report(args.report, [s.as_json() for s in statuses])

@@ -1,14 +1,15 @@
 """Upgrade eco-mem in every cloned repository whose answers record an older version.
 
     python -m eco_mem_fleet.upgrade -C all-repos.json [--vcs-ref REF] [--report FILE]
-        [--dry-run] [-j N] [--repos ...]
+        [--diff | --log FILE] [--dry-run] [-j N] [--repos ...]
 
 The target is --vcs-ref, else the newest version tag of the template each
 repository records in `_src_path`. Inside each repository the rendered
 `eco_mem.py upgrade` does the work (conflict check, INDEX restore, blocks),
 so the fleet gives exactly its guarantees. A repository left with conflicts
-is not pushed; its conflicted files are listed. Exit 0 when no repository
-failed or conflicted, else 1.
+is not pushed; its conflicted files are listed. Output as for install: one
+line per repository and the summary, diffs in the log or with --diff. Exit 0
+when no repository failed or conflicted, else 1.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from all_repos import autofix_lib
 
 from eco_mem_fleet import autofix
 from eco_mem_fleet.fixes import upgrade_one
-from eco_mem_fleet.install import add_report_arg
 from eco_mem_fleet.report import Outcome
 from eco_mem_fleet.versions import is_older, newest_tag, read_answers
 
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     autofix_lib.add_fixer_args(parser)
     parser.add_argument("--vcs-ref", help="template tag to upgrade to (default: the newest tag)")
-    add_report_arg(parser)
+    autofix.add_output_args(parser)
     return parser
 
 

@@ -9,10 +9,11 @@ A second `copier copy` does not read our answers file (Copier looks for
 `.copier-answers.yml` unless told otherwise), so it cannot know the paths
 of the install it would overwrite, and rendering the skill at another path
 over an existing one crashes deep inside Copier. `install_move_problem`
-refuses any answer that moves an install, while answers are validated and
-before a file is written. Moving is a documented recipe instead (docs/updating.md,
-"Move an install"): the team's entries have to move with the drawers, which
-no render can do.
+refuses any answer that moves an install while the install is still at its
+recorded path, when answers are validated and before a file is written.
+Moving is a documented recipe instead (docs/updating.md, "Move an install"):
+the team moves the drawers with git (no render can move entries), removes
+the old skill, then re-renders with the new paths as `--data`.
 """
 
 from __future__ import annotations
@@ -57,15 +58,27 @@ def installed_skill_dir(copier_conf) -> str:
     return f"{recorded_answers(copier_conf)['skill_path']}/eco-mem"
 
 
+# What each path answer puts in the host: a render at another path collides with it.
+INSTALLED_AT = {"skill_path": "{}/eco-mem", "memory_path": "{}"}
+
+
 def install_move_problem(copier_conf, name: str, value: str) -> str:
-    """Why `name` may not be `value` in this destination, or "" when it may."""
+    """Why `name` may not be `value` in this destination, or "" when it may.
+
+    A new path is fine once nothing is left at the recorded one: the drawers
+    were moved with git and the old skill removed, as "Move an install" does,
+    so the render cannot meet the old install and no entry stays behind.
+    """
     recorded = recorded_answers(copier_conf).get(name)
     if recorded is None or recorded == value:
         return ""
+    installed = INSTALLED_AT[name].format(recorded)
+    if not os.path.lexists(Path(copier_conf["dst_path"]) / installed):
+        return ""
     return (
         f"eco-mem is installed here with {name}={recorded}; keep that, or move the"
-        f" install with the recipe 'Move an install' in eco-mem's docs/updating.md, then"
-        " run eco_mem.py upgrade"
+        " install first with the recipe 'Move an install' in eco-mem's docs/updating.md"
+        f" ({installed} is still there)"
     )
 
 

@@ -9,7 +9,6 @@ part); every assertion reads the origins, the exit status or the JSON report.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -109,10 +108,14 @@ class Fleet:
         self.config = write_config(root, {name: str(path) for name, path in self.origins.items()})
         self.runs: dict[str, tuple] = {}
 
-    def run(self, label: str, module: str, *args: str, ci: bool = False):
-        """Refresh the clones, run one program with a JSON report, keep what it did."""
+    def run(self, label: str, module: str, *args: str, ci: bool = False, log: bool = True):
+        """Refresh the clones, run one program with a JSON report, keep what it did.
+
+        all-repos' log goes to LABEL.log beside the report, unless `log` is false."""
         clone_all(self.config)
         report = self.root / f"{label}.jsonl"
+        if log:
+            args = (*args, "--log", str(self.root / f"{label}.log"))
         before = heads(self.origins)
         result = run_module(module, "-C", str(self.config), "--report", str(report), *args, ci=ci)
         outcomes = read_report(report)
@@ -139,9 +142,11 @@ def fleet(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
     fleet.run("install-again", "eco_mem_fleet.install", "--template", str(template), ci=True)
     clones = [str(fleet.root / "clones" / name) for name in ("at-v2", "fresh")]
     fleet.run(
-        "install-named", "eco_mem_fleet.install", "--template", str(template), "--repos", *clones
+        *("install-named", "eco_mem_fleet.install", "--template", str(template)),
+        *("--repos", *clones),
+        log=False,  # the default: a new log file in the temp folder
     )
-    fleet.run("upgrade-dry", "eco_mem_fleet.upgrade", "--dry-run", ci=True)
+    fleet.run("upgrade-dry", "eco_mem_fleet.upgrade", "--dry-run", "--diff", ci=True, log=False)
     fleet.run("upgrade", "eco_mem_fleet.upgrade", "-j", "2")
     clone_all(fleet.config)
     fleet.status_table = run_module("eco_mem_fleet.status", "-C", str(fleet.config))
@@ -169,16 +174,23 @@ def test_install_outcomes_exit_status_and_report(fleet: Fleet) -> None:
     assert set(outcomes) == set(fleet.origins)  # one JSON object per repository
     assert result.returncode == 1  # the unclonable repository failed
     assert_no_traceback(result)
-    # The summary table ends the output, one row per repository.
-    table = result.stdout[result.stdout.index("repo  ") :]
-    assert all(f"\n{name} " in table for name in fleet.origins), table
-    assert "files in conflict" in table.splitlines()[0]
-    # Progress: one "[i/N]" line per repository of the summary (skipped ones too), as each
-    # finished. Workers share one stderr, so a line of theirs may be split around ours:
-    # look for the counts anywhere, not only at the start of a line.
+    # stdout is the summary alone: the header, a rule, one row per repository, the
+    # tally and where the log is; all-repos' commands and diffs are in that log.
+    lines = result.stdout.splitlines()
+    assert "files in conflict" in lines[0] and set(lines[1]) == {"-", " "}
+    assert sorted(line.split()[0] for line in lines[2:-2]) == sorted(fleet.origins)
+    assert lines[-2].startswith(f"{len(fleet.origins)} repositories: ")
+    assert lines[-1] == f"log (commands, diffs, errors): {fleet.root / 'install.log'}"
+    log = (fleet.root / "install.log").read_text(encoding="utf-8")
+    assert "diff --git" in log and "$ git commit" in log and "***" in log
+    # stderr: one "[i/N]" line per repository of the summary (skipped ones too), in the
+    # order they finished, and nothing else (-j 2 workers print into the log).
     total = len(fleet.origins)
-    counts = re.findall(rf"\[(\d+)/{total}\] ", result.stderr)
-    assert sorted(map(int, counts)) == list(range(1, total + 1)), result.stderr
+    progress = result.stderr.splitlines()
+    assert [line.split("]")[0] for line in progress] == [
+        f"[{i}/{total}" for i in range(1, total + 1)
+    ]
+    assert sorted(line.split()[1].rstrip(":") for line in progress) == sorted(fleet.origins)
 
 
 def test_installed_files_reach_origin_on_its_default_branch(fleet: Fleet) -> None:
@@ -246,6 +258,19 @@ def test_dry_runs_push_nothing(fleet: Fleet) -> None:
     assert results(fleet, "upgrade-dry")["at-v1"] == "dry-run"
 
 
+def test_diffs_go_to_the_log_unless_asked_for(fleet: Fleet) -> None:
+    quiet = fleet.runs["install-dry"][0]
+    assert "diff --git" not in quiet.stdout + quiet.stderr and "$ git" not in quiet.stdout
+    assert len(quiet.stdout.splitlines()) == len(fleet.origins) + 4  # header, rule, tally, log
+    log = (fleet.root / "install-dry.log").read_text(encoding="utf-8")
+    assert "diff --git a/.agents/skills/eco-mem/SKILL.md" in log
+    # --diff: all-repos' log on stdout as it runs, the summary after it, no log file.
+    shown = fleet.runs["upgrade-dry"][0]
+    assert "diff --git a/.agents/skills/eco-mem/SKILL.md" in shown.stdout
+    assert shown.stdout.index("diff --git") < shown.stdout.index("files in conflict")
+    assert "log (commands" not in shown.stdout
+
+
 def test_a_second_install_pushes_nothing(fleet: Fleet) -> None:
     result, outcomes, before, after = fleet.runs["install-again"]
     assert before == after
@@ -263,6 +288,18 @@ def test_named_repositories_are_checked_in_their_clone_too(fleet: Fleet) -> None
     assert set(outcomes) == {"at-v2", "fresh"} and before == after
     assert all(row["result"] == "skipped" for row in outcomes.values())
     assert outcomes["at-v2"]["before"] == "v2.0.0" and result.returncode == 0
+
+
+def test_without_log_a_new_log_file_is_named(fleet: Fleet) -> None:
+    result = fleet.runs["install-named"][0]
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith("log (commands, diffs, errors): ")
+    log = Path(last.split(": ", 1)[1])
+    try:
+        assert log.name.startswith("eco-mem-fleet-install-") and log.suffix == ".log"
+        assert "$ git clone" in log.read_text(encoding="utf-8")
+    finally:
+        log.unlink()
 
 
 def test_an_open_pull_request_is_skipped_not_pushed_over(template: Path, tmp_path: Path) -> None:
@@ -338,6 +375,13 @@ def test_status_table(fleet: Fleet) -> None:
     result = fleet.status_table
     assert result.returncode == 1, result.stdout + result.stderr  # forked-skill is behind
     assert_no_traceback(result)
+    # Progress on stderr, a line per repository as verify finishes in it.
+    total = len(fleet.origins)
+    progress = result.stderr.splitlines()
+    assert [line.split("]")[0] for line in progress] == [
+        f"[{i}/{total}" for i in range(1, total + 1)
+    ]
+    assert "forked-skill: behind v2.0.0" in "\n".join(progress)
     lines = result.stdout.splitlines()
     header = lines[0].split()
     assert header == [

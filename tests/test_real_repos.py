@@ -339,16 +339,21 @@ def test_the_readme_recipe_moves_an_install_with_its_memory(
     commit_all(host, "install and remember")
     rows = (host / "docs/memory/semantic/INDEX.md").read_bytes()
 
+    # docs/updating.md, "Move an install": git moves the drawers, the old skill goes,
+    # then a recopy with the new paths as --data; the answers file is never edited by hand.
     (host / ".agents").mkdir()
     git(host, "mv", "docs/memory", ".agents/memory")
-    git(host, "rm", "-rq", ".claude/skills/eco-mem")
-    replace_in(host / ANSWERS, "skill_path: .claude/skills", "skill_path: .agents/skills")
-    replace_in(host / ANSWERS, "memory_path: docs/memory", "memory_path: .agents/memory")
-    commit_all(host, "Move eco-mem")
     recopy = [sys.executable, "-m", "copier", "recopy", "--trust", "--defaults", "--overwrite"]
-    recopy += ["-a", ANSWERS, "--skip", ".agents/memory/*/INDEX.md"]
+    recopy += ["-a", ANSWERS, "--data", "skill_path=.agents/skills"]
+    recopy += ["--data", "memory_path=.agents/memory", "--skip", ".agents/memory/*/INDEX.md"]
+    early = subprocess.run(recopy, cwd=host, capture_output=True, text=True)
+    assert early.returncode != 0 and ".claude/skills/eco-mem is still there" in early.stderr
+    git(host, "rm", "-rq", ".claude/skills/eco-mem")
+    commit_all(host, "Move eco-mem's drawers, drop the old skill")
     done = subprocess.run(recopy, cwd=host, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+    answers = (host / ANSWERS).read_text(encoding="utf-8")
+    assert "memory_path: .agents/memory" in answers and "skill_path: .agents/skills" in answers
 
     assert (host / ".agents/memory/semantic/INDEX.md").read_bytes() == rows
     assert (host / entry.replace("docs/memory", ".agents/memory")).read_text() == FACT

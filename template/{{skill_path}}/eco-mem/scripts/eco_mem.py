@@ -27,6 +27,20 @@ if __name__ == "__main__" and sys.argv[1:2] == ["merge-catalog"]:
     if merge_catalog.is_driver_call(sys.argv[1:]):
         sys.exit(merge_catalog.drive(sys.argv[2:]))
 
+if __name__ == "__main__" and sys.argv[1:] == ["context"]:
+    # A harness hook at session start (commands/context.py): no argument parser, and
+    # never an error that could stop the session; ECO_MEM_DEBUG=1 shows what went wrong.
+    try:
+        from ecomem.commands.context import main as context
+
+        sys.exit(context())
+    except Exception:
+        if os.environ.get("ECO_MEM_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        sys.exit(0)
+
 from ecomem.cli import main
 
 if __name__ == "__main__":

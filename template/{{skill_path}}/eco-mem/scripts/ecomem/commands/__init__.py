@@ -20,6 +20,8 @@ TABLE = {
     "confirm": "confirm",
     "forget": "forget",
     "end-task": "end_task",
+    # What a harness hook prints at session start (docs/harnesses.md).
+    "context": "context",
     # Checking it.
     "verify": "verify",
     "review": "review",
@@ -29,6 +31,7 @@ TABLE = {
     "upgrade": "upgrade",
     "catalog-migrate": "catalog_migrate",
     "restore-indexes": "restore_indexes",
+    "uninstall": "uninstall",
     # Merging parallel branches (docs/teamwork.md).
     "merge-catalog": "merge_catalog",
     "resolve": "resolve",

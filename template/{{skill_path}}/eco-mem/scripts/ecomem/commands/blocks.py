@@ -1,6 +1,8 @@
-"""`blocks`: write or refresh eco-mem's marked blocks in AGENTS.md and CLAUDE.md.
+"""`blocks`: write or refresh eco-mem's marked blocks in AGENTS.md and CLAUDE.md, and its
+SessionStart hook in .claude/settings.json (install/hooks.py).
 
-It runs inside `copier copy`, so it depends on nothing but the block writer.
+It runs inside `copier copy` (a task) and after every `copier update` (a migration), so
+it depends on nothing but the block and hook writers.
 """
 
 from __future__ import annotations
@@ -10,14 +12,16 @@ from pathlib import Path
 
 from ..errors import UsageError
 
-HELP = "write or refresh the AGENTS.md / CLAUDE.md blocks"
+HELP = "write or refresh the AGENTS.md / CLAUDE.md blocks and the Claude Code hook"
 DESCRIPTION = """\
-Append or replace the eco-mem block in AGENTS.md (and the @AGENTS.md import in
-CLAUDE.md when Claude Code support is on; with it off, the block and the
-.claude/skills/eco-mem link go). Text outside the markers is never changed;
-malformed markers leave every file untouched.
+Append or replace the eco-mem block in AGENTS.md (and, when Claude Code support is
+on, the @AGENTS.md import in CLAUDE.md and a SessionStart hook in
+.claude/settings.json that prints `context`; with it off, the block, the hook and
+the .claude/skills/eco-mem link go). Text outside the markers, and every other key
+of settings.json, is never changed; malformed markers leave every file untouched.
+A settings.json that is not a JSON object is left untouched, with a message.
 """
-EPILOG = "exit codes: 0 done, 2 malformed markers or I/O error"
+EPILOG = "exit codes: 0 done (also when settings.json is left untouched), 2 malformed markers or I/O error"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,11 +29,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    from ..install import blocks
+    import sys
+
+    from ..install import blocks, hooks
 
     try:
         changed = blocks.write_blocks(root)
     except blocks.BlockError as error:
         raise UsageError(str(error)) from None
+    try:
+        if hooks.sync_hook(root):
+            changed.append(f"{hooks.SETTINGS} (SessionStart hook)")
+    except (hooks.HookError, OSError) as error:
+        # The host's file: the rest of the install stands, and the copy goes on.
+        print(f"eco_mem.py blocks: {error}", file=sys.stderr)
     print("updated: " + ", ".join(changed) if changed else "blocks already current")
     return 0

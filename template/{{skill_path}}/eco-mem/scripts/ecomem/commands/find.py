@@ -14,7 +14,6 @@ file, by its heading and goal line only, ahead of every row.
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 from pathlib import Path
@@ -22,9 +21,9 @@ from pathlib import Path
 from .. import protocol
 from ..paths import escapes, inside
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
+from ..store.desks import desk_summary, read_desks
 from ..store.load import INDEX
 from ..store.rows import cell
-from ..store.shapes import desk_summary
 from ..store.textfile import read_lines
 
 WORD = re.compile(r"\w+")
@@ -224,23 +223,15 @@ def search(
 
 
 def open_desks(root: Path, problems: list[str]) -> list[Match]:
-    """Every desk file in the working drawer, as a match ranked before any row.
-    A desk that is a link leading out of the drawer is not read (verify reports it)."""
-    folder = root / protocol.MEMORY_DIR / "working"
+    """Every desk in the working drawer (store/desks.py reads them), as a match ranked
+    before any row. A desk that is a link leading out of the drawer is not read."""
     found = []
-    for item in sorted(os.scandir(folder), key=lambda entry: entry.name):
-        if item.name == INDEX or not item.name.endswith(".md") or not item.is_file():
-            continue
-        relpath = f"{protocol.MEMORY_DIR}/working/{item.name}"
-        if item.is_symlink() and not inside(Path(item.path), folder):
-            problems.append(f"{relpath}: a link leading out of the drawer, not read; run verify")
-            continue
-        lines, unreadable = read_lines(item.path, relpath)
-        problems += [finding.as_text() for finding in unreadable]
-        title, goal = desk_summary(lines or [])
+    for desk in read_desks(root, problems):
+        problems += [finding.as_text() for finding in desk.problems]
+        title, goal = desk_summary(desk.lines or [])
         # Raw text, like a row's cells: as_text escapes pipes once, and JSON shows it as is.
-        cells = {"desk": item.name[:-3], "goal": goal or title, "file": item.name}
-        found.append(Match("working", 0, relpath, cells, (-1_000_000, 0, 0, len(found))))
+        cells = {"desk": desk.slug, "goal": goal or title, "file": desk.name}
+        found.append(Match("working", 0, desk.relpath, cells, (-1_000_000, 0, 0, len(found))))
     return found
 
 

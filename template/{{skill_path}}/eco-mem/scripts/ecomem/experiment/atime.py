@@ -41,6 +41,15 @@ def memory_files(root: Path, memory_dir: str) -> list[str]:
     return found
 
 
+def read_unseen(path: Path) -> str:
+    """The file's text, its access time put back: the scorer's own reads are no agent's."""
+    before = path.stat()
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    finally:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
 def reads_recorded(folder: Path) -> bool:
     """Probe: does reading a file in `folder` move its access time forward?"""
     probe = folder / "eco-mem-atime-probe"
@@ -121,7 +130,7 @@ def snapshot_before_verify(root: Path) -> None:
             continue
 
 
-def _snapshots(root: Path) -> list[dict]:
+def snapshots(root: Path) -> list[dict]:
     taken = []
     for path in experiment_key.snapshots_paths(root):
         if path.is_file():
@@ -149,18 +158,16 @@ def opened(root: Path, key: dict) -> tuple[list[str] | None, list[str]]:
             now[relpath] = (root / relpath).stat().st_atime_ns
         except OSError:
             continue  # deleted since plant: whether it was read first is unknown
-    snapshots = _snapshots(root)
+    shots = snapshots(root)
     seen = set()
-    if snapshots:
-        first = snapshots[0]["atimes"]
+    if shots:
+        first = shots[0]["atimes"]
         seen = {relpath for relpath, atime in first.items() if relpath in now and atime != base}
         notes.append(
-            f"verify ran {len(snapshots)} time(s); files it read are not counted, and on"
+            f"verify ran {len(shots)} time(s); files it read are not counted, and on"
             " relatime mounts later reads of those files leave no trace"
         )
-    windows = [
-        (shot["at_ns"] - 1_000_000_000, shot["at_ns"] + VERIFY_WINDOW_NS) for shot in snapshots
-    ]
+    windows = [(shot["at_ns"] - 1_000_000_000, shot["at_ns"] + VERIFY_WINDOW_NS) for shot in shots]
     for relpath, atime in now.items():
         if atime != base and not any(low <= atime <= high for low, high in windows):
             seen.add(relpath)

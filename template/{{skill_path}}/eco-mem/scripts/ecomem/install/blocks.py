@@ -108,7 +108,7 @@ def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[s
             raise BlockError(
                 f"{path.name} is a link leading out of the repository (to"
                 f" {os.path.realpath(path)}); eco-mem writes only inside it: point the link"
-                " at a file in the repository, or replace it with one, then run `blocks` again"
+                " at a file in the repository, or replace it with one, then run `blocks` and `track` again"
             )
     changed = [
         written_name(root, path) for path, old, new in plans if _write_if_changed(path, old, new)

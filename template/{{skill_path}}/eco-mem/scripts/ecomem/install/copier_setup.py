@@ -35,6 +35,21 @@ def install_hint() -> str:
     return "; or ".join(COPIER_SETUPS) + " (see docs/install.md)"
 
 
+def template_venv_bin(source: str) -> str | None:
+    """The bin folder of a virtual environment beside a local template that holds copier.
+
+    The README's demo set-up installs Copier into the template clone's `.venv`,
+    which is not on PATH in the host; that folder is the shortest way out.
+    """
+    if not source or not os.path.isdir(source):
+        return None
+    for folder, name in (("bin", "copier"), ("Scripts", "copier.exe")):
+        candidate = os.path.join(source, ".venv", folder)
+        if os.path.isfile(os.path.join(candidate, name)):
+            return candidate
+    return None
+
+
 def copier_python(command: list[str]) -> str | None:
     """The Python that runs `command`: its script's shebang, or this one for `-m copier`."""
     if command[0] == sys.executable:

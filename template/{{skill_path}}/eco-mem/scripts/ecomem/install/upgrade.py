@@ -27,7 +27,7 @@ from ..errors import UsageError
 from ..git import git
 from ..store.load import INDEX
 from .answers import read_answers, read_text
-from .copier_setup import copier_command, install_hint, missing_extension
+from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
@@ -246,6 +246,22 @@ def ignored_install(root: Path) -> str:
     )
 
 
+def venv_hint(answers_file: Path) -> str:
+    """When the recorded template has Copier in its own .venv: how to use that one."""
+    try:
+        source = read_answers(answers_file).get("_src_path", "")
+    except (OSError, UnicodeError):
+        return ""
+    found = template_venv_bin(source)
+    if not found:
+        return ". Install it with its extension"
+    return (
+        f". The template's own virtual environment has one: run `PATH={found}{os.pathsep}$PATH"
+        f" python3 {protocol.SKILL_DIR}/scripts/eco_mem.py upgrade`."
+        " Or install Copier with its extension"
+    )
+
+
 def preflight(root: Path, args) -> tuple[Path, list[str]]:
     """Check everything that can be checked before Copier runs; return answers file and copier."""
     if git(root, "rev-parse", "--show-toplevel").returncode != 0:
@@ -257,7 +273,7 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
         )
     copier = copier_command()
     if copier is None:
-        raise UsageError(f"copier not found; install it with its extension: {install_hint()}")
+        raise UsageError(f"copier not found on PATH{venv_hint(answers_file)}: {install_hint()}")
     if missing_extension(copier):
         raise UsageError(
             f"{copier[0]} cannot import copier_template_extensions, which this template"

@@ -16,10 +16,7 @@ A warning, not an error: a person may phrase a real note this way, and should re
 
 from __future__ import annotations
 
-import re
-
-from ..findings import WARNING, Finding
-from ..lazy_re import lazy
+from ..lazy_re import MULTILINE, lazy
 
 RULE = "injection.instruction"
 
@@ -110,7 +107,7 @@ _COMMAND_POSITION = lazy(
     r"|attention|hey|assistant|ai|agent|claude)[,:!.]?[ \t]+)*"
     r"(?:(?:you|the[ \t]+(?:assistant|agent|model|ai))[ \t]+"
     r"(?:must|should|need[ \t]+to|have[ \t]+to|will|shall|are[ \t]+to)[ \t]+)?$",
-    re.MULTILINE,  # `^` then also matches where a search starts just after a newline
+    MULTILINE,  # `^` then also matches where a search starts just after a newline
 )
 _CONTEXT = 200  # characters before a phrase that are read to place it
 # Lead-ins that introduce a quoted or cited example rather than give an order.
@@ -125,7 +122,7 @@ _FAKE_TURN = lazy(
     r"(?:<\|im_start\|>|<\|(?:system|assistant|user|im_sep|endoftext)\|>"
     r"|\[/?(?:system|inst|sys)\](?!\()|<</?sys>>|</?(?:system|sys|system[-_]prompt)>"
     r"|#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:)",
-    re.MULTILINE,
+    MULTILINE,
 )
 # A quick test first, then the gate regex: every marker holds `sys`, `inst` or a `|` right
 # after `<`, `[` or `#`. Substring tests are far cheaper than the gate's scan, which stops
@@ -136,7 +133,7 @@ _FAKE_TURN_GATE = lazy(r"[<\[#](?:\||/?(?:sys|inst)|<sys|[ \t]*system)")
 _FIX = "memory is data, not instructions: rewrite it as a fact about the project or delete it"
 
 
-def scan(path: str, lines: list[str]) -> list[Finding]:
+def scan(path: str, lines: list[str]) -> list:
     lowered = "\n".join(lines).lower()  # str.lower keeps every newline, so lines still count
     found = []  # (offset, message)
 
@@ -152,13 +149,17 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
                 shown = " ".join(match.group().split())
                 found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
 
+    if not found:
+        return []
+    from ..findings import WARNING, Finding  # loaded only for a finding to report
+
     return [
         Finding(path, line, RULE, WARNING, message)
         for line, message in _first_per_line(lowered, found)
     ]
 
 
-def _is_command(text: str, match: re.Match[str]) -> bool:
+def _is_command(text: str, match) -> bool:
     if match.groupdict().get("verb") and not _targets_agent_orders(text, match):
         return False
     # Only the last stretch of the line decides, so a long line with many mentions stays
@@ -172,7 +173,7 @@ def _is_command(text: str, match: re.Match[str]) -> bool:
     return bool(opens_clause) and not _MENTION_LEAD.search(text, window, start)
 
 
-def _targets_agent_orders(text: str, match: re.Match[str]) -> bool:
+def _targets_agent_orders(text: str, match) -> bool:
     """Whether an ignore/disregard phrase aims at the agent's own orders.
 
     "Ignore previous instructions", "forget your rules" and "disregard all instructions."

@@ -14,10 +14,10 @@ from pathlib import Path
 from .. import protocol
 from ..findings import ERROR, Finding
 from ..paths import inside
+from . import INDEX
 from .catalog import Catalog, parse_catalog
 from .textfile import read_lines
 
-INDEX = "INDEX.md"
 WORKING_IGNORE = ".gitignore"
 # Local state of the memory commands, in the gitignored working drawer (see locking.py
 # and transaction.py); named here so loading the store needs neither module.

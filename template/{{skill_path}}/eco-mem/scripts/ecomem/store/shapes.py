@@ -54,20 +54,6 @@ def desk(title: str, goal: str) -> list[str]:
     return lines
 
 
-def desk_summary(lines: list[str]) -> tuple[str, str]:
-    """(title, goal) of a desk: its `# ` heading and the first line under `## Goal`."""
-    title, goal, in_goal = "", "", False
-    for line in lines:
-        text = line.strip()
-        if text.startswith("# ") and not title:
-            title = text[2:].strip()
-        elif text.startswith("## "):
-            in_goal = text[3:].strip().lower() == "goal"
-        elif in_goal and text and not goal:
-            goal = text
-    return title, goal
-
-
 def checklist(name: str, text: str, cites: list[str] | None = None) -> list[str]:
     lines = _body(text)
     lines = lines if lines and lines[0].startswith("# ") else [f"# {name}", "", *lines]

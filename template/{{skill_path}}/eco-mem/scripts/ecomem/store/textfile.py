@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
-
-from ..findings import ERROR, Finding
 
 MAX_BYTES = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 
 
-def read_lines(path: str | Path, relpath: str) -> tuple[list[str] | None, list[Finding]]:
+def read_lines(path: str | os.PathLike[str], relpath: str) -> tuple[list[str] | None, list]:
     """Return (lines without line ends, findings); lines is None when unreadable."""
     try:
         with open(path, "rb") as handle:
@@ -25,54 +22,45 @@ def read_lines(path: str | Path, relpath: str) -> tuple[list[str] | None, list[F
             size = os.fstat(handle.fileno()).st_size
             data = handle.read(MAX_BYTES + 1) if size > MAX_BYTES else handle.read()
     except OSError as error:
-        return None, [
-            Finding(relpath, 0, "file.unreadable", ERROR, f"cannot read: {error.strerror}")
-        ]
+        return None, [_error(relpath, 0, "file.unreadable", f"cannot read: {error.strerror}")]
     return decode(data, relpath)
 
 
-def decode(data: bytes, relpath: str) -> tuple[list[str] | None, list[Finding]]:
+def decode(data: bytes, relpath: str) -> tuple[list[str] | None, list]:
     """The `file.*` rules on a file's bytes: (lines, findings); lines is None when unusable.
 
     The loader runs them on what is on disk, the write gate on what a write would put there.
     """
     if len(data) > MAX_BYTES:
         message = f"larger than {MAX_BYTES // 1024} KiB; memory entries are short notes, split or delete it"
-        return None, [Finding(relpath, 0, "file.too-large", ERROR, message)]
+        return None, [_error(relpath, 0, "file.too-large", message)]
     if b"\0" in data:
         return None, [
-            Finding(
-                relpath, 0, "file.binary", ERROR, "binary content; only markdown belongs in memory"
-            )
+            _error(relpath, 0, "file.binary", "binary content; only markdown belongs in memory")
         ]
     findings = []
     if data.startswith(BOM):
-        findings.append(
-            Finding(relpath, 1, "file.bom", ERROR, "starts with a UTF-8 BOM; save without it")
-        )
+        findings.append(_error(relpath, 1, "file.bom", "starts with a UTF-8 BOM; save without it"))
         data = data[len(BOM) :]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        return None, [
-            Finding(relpath, line, "file.encoding", ERROR, "not valid UTF-8; re-save as UTF-8")
-        ]
+        return None, [_error(relpath, line, "file.encoding", "not valid UTF-8; re-save as UTF-8")]
     if "\r" in text:
         line = text.count("\n", 0, text.index("\r")) + 1
         findings.append(
-            Finding(
+            _error(
                 relpath,
                 line,
                 "file.crlf",
-                ERROR,
                 "CR line ends; use LF (\\n) only (a CRLF clone: docs/teamwork.md, Windows)",
             )
         )
     return text.splitlines(), findings
 
 
-def read_unseen(path: str | Path) -> list[str] | None:
+def read_unseen(path: str | os.PathLike[str]) -> list[str] | None:
     """An entry's lines, read without moving its access time; None when it cannot be.
 
     The agent-experiment kit (experiment/atime.py) tells which memory files an agent
@@ -107,3 +95,11 @@ def read_unseen(path: str | Path) -> list[str] | None:
         return data.decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _error(relpath: str, line: int, rule: str, message: str):
+    """A `file.*` finding. findings (and the collections module behind it) load only when
+    a file is bad: the session digest reads desks through here on every session start."""
+    from ..findings import ERROR, Finding
+
+    return Finding(relpath, line, rule, ERROR, message)

@@ -1,0 +1,323 @@
+"""Claude Code's SessionStart hook: eco-mem's one entry in `.claude/settings.json`.
+
+Claude Code runs the command of each SessionStart hook whose matcher fits how the session
+began (startup, resume, clear, compact) and adds what it prints to the agent's context.
+Ours prints `eco_mem.py context`, so an open desk is back in context after a compaction
+without the agent having to remember to read it. docs/harnesses.md has the format and
+the documentation it follows.
+
+settings.json belongs to the host: every byte outside eco-mem's entry stays as it was.
+The file is checked as JSON, then edited as text (json_text.py): the entry is added last
+in the SessionStart list (made if missing), an older one rewritten where it stands, and
+removal takes out only ours. A file that is not one JSON object is left untouched with a
+one-line reason (HookError); so is one reached through a link leading out of the
+repository. Nothing is written when the entry is already current.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+
+from .. import protocol
+from . import json_text
+
+SETTINGS = ".claude/settings.json"
+EVENT = "SessionStart"
+MATCHER = "startup|resume|clear|compact"
+BOM = "\ufeff"
+MAX_BYTES = 1024 * 1024
+
+
+class HookError(Exception):
+    """settings.json is left as it is; the message says why, in one line."""
+
+
+def hook_command(skill_dir: str = protocol.SKILL_DIR) -> str:
+    """The shell command Claude Code runs: the digest, from the project root it names.
+
+    `-S` skips site-packages (the digest is stdlib only, and starts faster); `|| true`
+    keeps a machine without python3 from reporting a failed hook at every start.
+    """
+    import shlex
+
+    script = shlex.quote(posixpath.join(skill_dir, "scripts", "eco_mem.py"))
+    return f'python3 -S "$CLAUDE_PROJECT_DIR"/{script} context || true'
+
+
+def is_ours(hook: object) -> bool:
+    """An entry eco-mem wrote: a command running eco_mem.py's `context`, at any skill path."""
+    command = hook.get("command") if isinstance(hook, dict) else None
+    return isinstance(command, str) and "eco_mem.py" in command and " context" in command
+
+
+def our_group(skill_dir: str = protocol.SKILL_DIR) -> dict:
+    return {"matcher": MATCHER, "hooks": [{"type": "command", "command": hook_command(skill_dir)}]}
+
+
+def add_hook(root, skill_dir: str = protocol.SKILL_DIR) -> bool:
+    """Put eco-mem's SessionStart entry in settings.json, creating the file if needed, and
+    bring an older one (another skill path) up to date in its place. True when the file
+    changed; HookError when it is left untouched."""
+    text, style = read_settings(root)
+    wanted = our_group(skill_dir)
+    if not text.strip():
+        new = json.dumps({"hooks": {EVENT: [wanted]}}, indent=2) + "\n"
+    else:
+        new = text
+        while True:  # one edit at a time, each on a fresh parse; every step ends one problem
+            edited = _add_step(new, wanted, style)
+            if edited is None:
+                break
+            new = edited
+    if new == text:
+        return False
+    write_settings(root, os.path.join(root, SETTINGS), style.encode(new))
+    return True
+
+
+def remove_hook(root) -> bool:
+    """Take eco-mem's entries out of settings.json, then the SessionStart list and the
+    `hooks` object if that left them empty. Every other byte stays, and so does the file,
+    even as `{}`: the host may have had it before. True when something changed;
+    HookError when the file is left untouched."""
+    planned = planned_removal(root)
+    if planned is None:
+        return False
+    write_settings(root, os.path.join(root, SETTINGS), planned)
+    return True
+
+
+def planned_removal(root) -> bytes | None:
+    """The bytes settings.json holds once eco-mem's entries are out, None when it holds
+    none: the plan `remove_hook` writes and `uninstall` shows before writing."""
+    text, style = read_settings(root)
+    if not text.strip():
+        return None
+    new = text
+    while True:
+        groups = _groups(json_text.parse(new), create=False)
+        ours = _ours(groups) if groups is not None else []
+        if not ours:
+            break
+        new = _remove_ours(new, groups, *ours[0])
+    if new == text:
+        return None
+    tree = json_text.parse(new)
+    hooks = tree.get("hooks")
+    groups = hooks.get(EVENT)
+    if groups is not None and not groups.items:
+        new = json_text.remove(new, hooks, _index(hooks, EVENT))
+        tree = json_text.parse(new)
+        hooks = tree.get("hooks")
+        if not hooks.members:
+            new = json_text.remove(new, tree, _index(tree, "hooks"))
+    return style.encode(new)
+
+
+def sync_hook(root, claude_code: bool = protocol.CLAUDE_CODE) -> bool:
+    """The hook as the `claude_code` answer wants it: present when on, gone when off."""
+    return add_hook(root) if claude_code else remove_hook(root)
+
+
+def _add_step(text: str, wanted: dict, style: Style) -> str | None:
+    """The next edit towards exactly one eco-mem entry, equal to `wanted`; None when there."""
+    tree = json_text.parse(text)
+    groups = _groups(tree, create=True)
+    if not isinstance(groups, json_text.Node):  # a missing level: add it, holding our group
+        container, key = groups
+        value = [wanted] if key == EVENT else {EVENT: [wanted]}
+        return json_text.append(text, container, (key, value), style.unit, style.ascii)
+    ours = _ours(groups)
+    current = [index for index, group in enumerate(groups.items) if group.value == wanted]
+    if current and len(ours) == 1:
+        return None
+    if current:  # another entry of ours besides the current one: drop it
+        extra = next(place for place in ours if place[0] != current[0])
+        return _remove_ours(text, groups, *extra)
+    whole = [index for index, _ in ours if _only_ours(groups.items[index].value)]
+    if whole:  # our older entry, with another command: rewrite it where it stands
+        node = groups.items[whole[0]]
+        return json_text.replace(text, node, wanted, style.unit, style.ascii)
+    if ours:  # our command inside a group of the host's: take it out, add ours after
+        return _remove_ours(text, groups, *ours[0])
+    return json_text.append(text, groups, wanted, style.unit, style.ascii)
+
+
+def _groups(tree, create: bool):
+    """The SessionStart list node. When a level is missing: None, or with `create` the
+    (container node, key) where it should be added."""
+    if tree.kind != "object":
+        raise HookError(f"{SETTINGS}: not a JSON object; left untouched")
+    hooks = tree.get("hooks")
+    if hooks is None:
+        return (tree, "hooks") if create else None
+    if hooks.kind != "object":
+        raise HookError(f"{SETTINGS}: `hooks` is not a JSON object; left untouched")
+    groups = hooks.get(EVENT)
+    if groups is None:
+        return (hooks, EVENT) if create else None
+    if groups.kind != "array":
+        raise HookError(f"{SETTINGS}: `hooks.{EVENT}` is not a JSON list; left untouched")
+    return groups
+
+
+def _ours(groups) -> list[tuple[int, int]]:
+    """(group index, hook index) of every eco-mem command in the SessionStart list."""
+    found = []
+    for group_index, group in enumerate(groups.items):
+        hooks = group.get("hooks") if group.kind == "object" else None
+        if hooks is not None and hooks.kind == "array":
+            found += [(group_index, i) for i, hook in enumerate(hooks.items) if is_ours(hook.value)]
+    return found
+
+
+def _only_ours(group: dict) -> bool:
+    hooks = group.get("hooks")
+    return set(group) <= {"matcher", "hooks"} and all(is_ours(hook) for hook in hooks)
+
+
+def _remove_ours(text: str, groups, group_index: int, hook_index: int) -> str:
+    """Remove one of our commands; its group too when nothing else is left in it."""
+    group = groups.items[group_index]
+    hooks = group.get("hooks")
+    if len(hooks.items) == 1:
+        return json_text.remove(text, groups, group_index)
+    return json_text.remove(text, hooks, hook_index)
+
+
+def _index(node, key: str) -> int:
+    return next(index for index, (name, _, _) in enumerate(node.members) if name == key)
+
+
+# -- reading and writing the file as the host wrote it ------------------------------
+
+
+class Style:
+    """How the host's file is written, so the text we add looks like the rest."""
+
+    __slots__ = ("ascii", "bom", "crlf", "unit")
+
+    def __init__(self, text: str = "") -> None:
+        self.bom = text.startswith(BOM)
+        # CRLF throughout: edit as LF, write back as CRLF (a file mixing both keeps LF).
+        self.crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+        self.unit = _indent(text)
+        # \u escapes and no raw non-ASCII: the host writes ASCII only; keep doing so.
+        self.ascii = text.isascii() and "\\u" in text
+
+    def decode(self, text: str) -> str:
+        text = text[1:] if self.bom else text
+        return text.replace("\r\n", "\n") if self.crlf else text
+
+    def encode(self, text: str) -> bytes:
+        text = text.replace("\n", "\r\n") if self.crlf else text
+        return ((BOM if self.bom else "") + text).encode("utf-8")
+
+
+def _indent(text: str):
+    """The host's indentation unit: a tab, or the spaces of the least indented line; 2 if
+    the file has no indented line (new, empty, or on one line)."""
+    widths = []
+    for line in text.split("\n")[1:]:  # not splitlines: JSON strings may hold U+2028
+        stripped = line.lstrip(" \t")
+        if not stripped or len(stripped) == len(line):
+            continue
+        if line[0] == "\t":
+            return "\t"
+        widths.append(len(line) - len(stripped))
+    return min(widths) if widths else 2
+
+
+def read_settings(root) -> tuple[str, Style]:
+    """settings.json's text (BOM and CRLF taken off) and how it is written; "" when there
+    is none. HookError when it is not one JSON object with each key once."""
+    path = os.path.join(root, SETTINGS)
+    if not os.path.lexists(path):
+        return "", Style()
+    _check_inside(root, path)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise HookError(f"{SETTINGS}: cannot be read ({error.strerror}); left untouched") from None
+    if len(raw) > MAX_BYTES:
+        raise HookError(f"{SETTINGS}: larger than 1 MiB; left untouched")
+    try:
+        original = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HookError(f"{SETTINGS}: not UTF-8 text; left untouched") from None
+    style = Style(original)
+    text = style.decode(original)
+    if not text.strip():
+        return text, style
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except ValueError as error:
+        reason = getattr(error, "msg", None) or str(error)
+        where = f" (line {error.lineno}, column {error.colno})" if hasattr(error, "lineno") else ""
+        raise HookError(
+            f"{SETTINGS}: not valid JSON{where}: {reason}; left untouched, so Claude Code"
+            f" starts sessions without the memory digest. Fix the file, then run"
+            f" `python3 {protocol.SKILL_DIR}/scripts/eco_mem.py blocks`"
+        ) from None
+    if not isinstance(data, dict):
+        raise HookError(f"{SETTINGS}: not a JSON object; left untouched")
+    return text, style
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object as a dict; a key given twice makes the file too ambiguous to edit."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ValueError(f"the key {twice!r} appears twice in one object")
+    return data
+
+
+def _check_inside(root, path: str) -> None:
+    """Refuse a settings file (or `.claude` folder) that is, or goes through, a link
+    leading out of the repository, or that dangles."""
+    from ..paths import resolved_inside
+
+    real_root = os.path.realpath(root)
+    if not resolved_inside(os.path.realpath(path), real_root):
+        raise HookError(
+            f"{SETTINGS} is reached through a link leading out of the repository (to"
+            f" {os.path.realpath(path)}); eco-mem writes only inside it; left untouched"
+        )
+    if os.path.islink(path) and not os.path.exists(path):
+        raise HookError(f"{SETTINGS} is a dangling link; left untouched")
+
+
+def write_settings(root, path: str, data: bytes) -> None:
+    """The one writer of settings.json: inside the repository only, all or nothing.
+
+    The bytes go to a temporary file beside the real target, which then replaces it, so
+    an interrupted write never leaves half a file, and a link inside the repository stays
+    a link. The file keeps its permissions.
+    """
+    folder = os.path.dirname(path)
+    if not os.path.lexists(folder):
+        _check_inside(root, folder)
+        os.mkdir(folder)
+    _check_inside(root, path)
+    target = os.path.realpath(path)
+    temporary = f"{target}.eco-mem-tmp"
+    mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else None
+    if os.path.lexists(temporary):  # left by an interrupted run; never written through
+        os.unlink(temporary)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(temporary, flags, 0o666)
+    try:
+        with open(descriptor, "wb") as handle:
+            handle.write(data)
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,358 @@
+"""Take eco-mem back out of a host: one undo step for each thing the install wrote.
+
+A step looks at the repository and returns the changes it would make; nothing is
+written until every step has planned, so a malformed marker in any file stops the
+run before the first byte changes. Outside our marked blocks the host's bytes are
+kept exactly. A file that held nothing but our block was created by the install, so
+it goes; folders the removals leave empty go too.
+
+To undo one more thing the install writes, add a function `(root, options) ->
+list[Change]` to STEPS, anywhere before "skill": that step deletes the script that is
+running, so it comes last.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections import namedtuple
+from pathlib import Path
+
+from .. import protocol
+from ..errors import UsageError
+from ..git import git, output, run_git
+from ..paths import inside
+from ..store.load import WORKING_LOCK
+from . import attributes, hooks, track
+from .blocks import MARKDOWN_MARKERS
+from .markers import BlockError, remove_block
+
+
+class Change(namedtuple("Change", "step action path note apply")):
+    """One thing the uninstall does: `action` is delete, edit or config; `path` is what
+    a reader looks for (repo-relative, a folder ends in /); `apply()` does it."""
+
+    __slots__ = ()
+
+    def as_dict(self) -> dict:
+        return {"step": self.step, "action": self.action, "path": self.path, "note": self.note}
+
+
+# Planning --------------------------------------------------------------------------------
+
+
+def _read(path: Path, name: str) -> str:
+    try:
+        # newline="" keeps CRLF as written, so the bytes around the block survive.
+        with path.open(encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{name}: not UTF-8 text ({error.reason}); nothing removed") from None
+
+
+def _write(path: Path, text: str) -> None:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+def _unlink(path: Path):
+    return lambda: path.unlink()
+
+
+def _block(root: Path, step: str, name: str, markers: tuple[str, str]) -> list[Change]:
+    """Take our marked block out of the host file `name` (through a link inside the
+    repository); a regular file left empty goes, since only the install put text in it."""
+    path = root / name
+    if not path.is_file():  # absent, or a link to nothing: no block of ours there
+        return []
+    if path.is_symlink() and not inside(path, root):
+        raise UsageError(
+            f"{name} is a link leading out of the repository (to {os.path.realpath(path)});"
+            " eco-mem writes only inside it, so nothing was removed: take our block out by hand"
+        )
+    text = _read(path, name)
+    try:
+        host = remove_block(text, name, markers)
+    except BlockError as error:
+        raise UsageError(f"{error}; nothing removed") from None
+    if host == text:
+        return []
+    host = _unterminated_before(root, name, host)
+    if not host and not path.is_symlink():
+        return [Change(step, "delete", name, "held only the eco-mem block", _unlink(path))]
+    real = path.resolve()
+    shown = name if real == path.absolute() else f"{name} (in {real.relative_to(root.resolve())})"
+    return [Change(step, "edit", shown, "eco-mem block removed", lambda: _write(real, host))]
+
+
+ENDINGS = ("\r\n", "\n", "\r")
+
+
+def _unterminated_before(root: Path, name: str, host: str) -> str:
+    """`host`, or the file as it was before the install when only a final line ending
+    tells them apart.
+
+    The install appends its block after one blank line, ending the host's last line
+    first if it had no ending: "text" and "text\n" both become "text\n\n<block>",
+    and the block alone cannot say which it was. git can: the version in the parent of
+    the commit that added the answers file.
+    """
+    if not host.endswith(ENDINGS):
+        return host
+    before = _before_install(root, name)
+    if before is None or before.endswith(ENDINGS):
+        return host
+    return before if any(host == before + ending for ending in ENDINGS) else host
+
+
+_INSTALL_COMMITS: dict[str, str | None] = {}
+
+
+def _before_install(root: Path, name: str) -> str | None:
+    """The text of `name` in the commit before the install, None if unknown or absent."""
+    key = os.fspath(root)
+    if key not in _INSTALL_COMMITS:
+        added = git(root, "log", "--diff-filter=A", "--format=%H", "--", protocol.ANSWERS_FILE)
+        commits = added.stdout.split() if added.returncode == 0 else []
+        _INSTALL_COMMITS[key] = commits[-1] if commits else None  # the first install
+    commit = _INSTALL_COMMITS[key]
+    if commit is None:
+        return None
+    code, blob = run_git(root, "show", f"{commit}^:{name}")  # bytes, line endings kept
+    if code != 0:
+        return None  # a first commit, or the file did not exist then
+    try:
+        return blob.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def instruction_blocks(root: Path, options) -> list[Change]:
+    """AGENTS.md and CLAUDE.md, written by `blocks`. With one file a link to the other,
+    the block is taken out once."""
+    changes: list[Change] = []
+    seen = set()
+    for name in ("AGENTS.md", "CLAUDE.md"):
+        path = root / name
+        real = path.resolve() if path.exists() else None
+        if real in seen:
+            continue
+        seen.add(real)
+        changes += _block(root, "instruction blocks", name, MARKDOWN_MARKERS)
+    return changes
+
+
+def ignore_block(root: Path, options) -> list[Change]:
+    """The root .gitignore block `track` writes."""
+    return _block(root, "gitignore block", track.GITIGNORE, track.MARKERS)
+
+
+def attributes_block(root: Path, options) -> list[Change]:
+    """The root .gitattributes block `track` writes."""
+    return _block(root, "gitattributes block", attributes.ATTRIBUTES, attributes.MARKERS)
+
+
+def remove_driver(root: Path) -> None:
+    """Delete the catalog merge driver's section from the clone's git config."""
+    config = attributes.config_file(root)
+    if config is not None:
+        output(config.parent, "config", "--file", os.fspath(config), "--remove-section", SECTION)
+
+
+SECTION = f"merge.{attributes.DRIVER}"
+
+
+def merge_driver(root: Path, options) -> list[Change]:
+    """The `[merge "eco-mem-catalog"]` section `track` and the memory commands set in
+    this clone's own git config (no commit carries it, so other clones keep theirs)."""
+    config = attributes.config_file(root)
+    if config is None or not config.is_file():
+        return []
+    listed = git(
+        root,
+        "config",
+        "--file",
+        os.fspath(config),
+        "--get-regexp",
+        rf"^merge\.{attributes.DRIVER}\.",
+    )
+    if listed.returncode != 0 or not listed.stdout.strip():
+        return []
+    where = f'[merge "{attributes.DRIVER}"] in {_shown_config(root, config)}'
+    return [Change("merge driver", "config", where, "this clone only", lambda: remove_driver(root))]
+
+
+def _shown_config(root: Path, config: Path) -> str:
+    try:
+        return config.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return os.fspath(config)
+
+
+def claude_link(root: Path, options) -> list[Change]:
+    """The `.claude/skills/eco-mem` link to the skill; a link anywhere else is the host's."""
+    link = root / track.CLAUDE_LINK
+    if not link.is_symlink():
+        return []
+    target = os.path.normpath(os.path.join(os.path.realpath(link.parent), os.readlink(link)))
+    if target != os.path.realpath(root / protocol.SKILL_DIR):
+        return []
+    return [Change("claude link", "delete", track.CLAUDE_LINK, "link to the skill", _unlink(link))]
+
+
+def claude_hook(root: Path, options) -> list[Change]:
+    """eco-mem's SessionStart entry in .claude/settings.json (written by `blocks`). The
+    file goes only when the install created it and nothing else is left in it."""
+    try:
+        planned = hooks.planned_removal(root)
+    except hooks.HookError as error:
+        raise UsageError(f"{error}; nothing removed") from None
+    if planned is None:
+        return []
+    path = root / hooks.SETTINGS
+    if _empty_object(planned) and _before_install(root, hooks.SETTINGS) is None:
+        return [
+            Change(
+                "claude hook", "delete", hooks.SETTINGS, "held only eco-mem's hook", _unlink(path)
+            )
+        ]
+    write = lambda: hooks.write_settings(root, os.fspath(path), planned)  # noqa: E731
+    return [
+        Change("claude hook", "edit", hooks.SETTINGS, "eco-mem's SessionStart entry removed", write)
+    ]
+
+
+def _empty_object(data: bytes) -> bool:
+    try:
+        return json.loads(data.decode("utf-8-sig")) == {}
+    except ValueError:
+        return False
+
+
+def workflow(root: Path, options) -> list[Change]:
+    """The CI workflow the `ci` question renders, when it still runs our verify."""
+    path = root / track.WORKFLOW
+    if not path.is_file() or path.is_symlink():
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    if protocol.VERIFY_COMMAND not in text:
+        return []  # a workflow of the host's own under our file name
+    return [Change("workflow", "delete", track.WORKFLOW, "runs eco-mem verify", _unlink(path))]
+
+
+def answers(root: Path, options) -> list[Change]:
+    """Copier's record of this install; without it `copier update` knows nothing of eco-mem."""
+    path = root / protocol.ANSWERS_FILE
+    if not path.is_file() or path.is_symlink():
+        return []
+    return [Change("answers", "delete", protocol.ANSWERS_FILE, "copier answers", _unlink(path))]
+
+
+def _tree(root: Path, step: str, relpath: str, note: str) -> list[Change]:
+    path = root / relpath
+    if path.is_symlink():  # a link the host made: remove the link, never what it points at
+        return [Change(step, "delete", relpath, note + " (a link)", _unlink(path))]
+    if not path.is_dir():
+        return []
+    if not inside(path, root):
+        raise UsageError(f"{relpath} lies outside the repository through a link; nothing removed")
+    return [Change(step, "delete", relpath + "/", note, lambda: shutil.rmtree(path))]
+
+
+def memory(root: Path, options) -> list[Change]:
+    """The drawers only when asked: entries outlive the tool that wrote them. Kept, they
+    lose only the tool's own files: the lock, and the search-ignore file that points
+    readers at a `find` command no longer there."""
+    if options.memory:
+        return _tree(root, "memory", protocol.MEMORY_DIR, "every entry, desk and INDEX")
+    changes = []
+    for relpath, note in (
+        (f"{protocol.MEMORY_DIR}/{SEARCH_IGNORE}", "the tool's search-ignore file"),
+        (f"{protocol.MEMORY_DIR}/working/{WORKING_LOCK}", "the writers' lock"),
+    ):
+        path = root / relpath
+        if path.is_file() and not path.is_symlink():
+            changes.append(Change("memory tool files", "delete", relpath, note, _unlink(path)))
+    return changes
+
+
+SEARCH_IGNORE = ".ignore"
+
+
+def skill(root: Path, options) -> list[Change]:
+    """The skill folder, this script's own: always the last step."""
+    return _tree(root, "skill", protocol.SKILL_DIR, "SKILL.md and its scripts")
+
+
+STEPS = (
+    instruction_blocks,
+    ignore_block,
+    attributes_block,
+    merge_driver,
+    claude_link,
+    claude_hook,
+    workflow,
+    answers,
+    memory,
+    skill,
+)
+
+
+def emptied_folders(root: Path, removed: list[str]) -> list[Change]:
+    """Folders that hold nothing once `removed` is gone (deepest first), root aside."""
+    gone = {path.rstrip("/") for path in removed}
+    parents = {
+        "/".join(parts[:depth])
+        for parts in (path.split("/") for path in gone)
+        for depth in range(1, len(parts))
+    }
+    emptied: list[str] = []
+    for folder in sorted(parents, key=lambda path: (-path.count("/"), path)):
+        target = root / folder
+        if target.is_symlink() or not target.is_dir():
+            continue
+        if all(f"{folder}/{name}" in gone for name in os.listdir(target)):
+            gone.add(folder)
+            emptied.append(folder)
+    return [
+        Change("empty folders", "delete", f"{folder}/", "left empty", _rmdir(root / folder))
+        for folder in emptied
+    ]
+
+
+def _rmdir(path: Path):
+    return lambda: path.rmdir()
+
+
+def plan(root: Path, options) -> list[Change]:
+    """Every change, in the order they are made; writes nothing."""
+    changes = [change for step in STEPS for change in step(root, options)]
+    deleted = [change.path for change in changes if change.action == "delete"]
+    # After the skill folder, whose code is running: every module it needs is loaded.
+    return changes + emptied_folders(root, deleted)
+
+
+# Running ---------------------------------------------------------------------------------
+
+
+def dirty(root: Path) -> str:
+    """Why the tree is not safe to change, or "": a work tree outside git, or one with
+    uncommitted changes (git could not bring back what uninstall deletes)."""
+    top = git(root, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        return (
+            f"{root} is not a git work tree: uninstall deletes files, and only git could"
+            " bring them back; commit the repository first, or remove the files by hand"
+        )
+    if git(root, "status", "--porcelain").stdout.strip():
+        return "the working tree has uncommitted changes; commit or stash them first"
+    return ""
+
+
+def apply(changes: list[Change]) -> None:
+    for change in changes:
+        change.apply()

@@ -1,0 +1,118 @@
+"""The rendered GitHub Actions workflow: what triggers it, what it runs, what it trusts.
+
+Each case is a real `copier copy` with `ci: github-actions`; the workflow is read
+back with a YAML parser, as GitHub reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.helpers import ANSWERS, copy_template, init_repo
+
+WORKFLOW = ".github/workflows/eco-mem.yml"
+PINNED = re.compile(r"^\s*(?:- )?uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # v\d+\.\d+\.\d+$")
+
+
+def render(template_repo: Path, where: Path, **answers) -> Path:
+    host = init_repo(where)
+    copy_template(template_repo, host, ci="github-actions", **answers)
+    return host
+
+
+def load(host: Path) -> dict:
+    document = yaml.safe_load((host / WORKFLOW).read_text(encoding="utf-8"))
+    # YAML 1.1 reads a bare `on` key as the boolean true.
+    document["on"] = document.pop(True)
+    return document
+
+
+def run_line(document: dict) -> str:
+    (step,) = [step for step in document["jobs"]["verify"]["steps"] if "run" in step]
+    return step["run"]
+
+
+@pytest.fixture(scope="module")
+def default_host(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return render(template_repo, tmp_path_factory.mktemp("ci") / "host")
+
+
+@pytest.fixture(scope="module")
+def strict_host(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return render(
+        template_repo,
+        tmp_path_factory.mktemp("ci-strict") / "host",
+        ci_strict=True,
+        skill_path="tools/skills",
+        memory_path="docs/memory",
+    )
+
+
+def test_runs_only_when_memory_skill_or_attributes_change(default_host: Path) -> None:
+    triggers = load(default_host)["on"]
+    expected = [
+        ".agents/memory/**",
+        ".agents/skills/eco-mem/**",
+        ".gitattributes",
+        WORKFLOW,
+    ]
+    assert triggers["push"]["paths"] == expected
+    assert triggers["pull_request"]["paths"] == expected
+    assert "workflow_dispatch" in triggers
+    assert set(triggers) == {"push", "pull_request", "workflow_dispatch"}
+
+
+def test_path_filter_follows_the_answers(strict_host: Path) -> None:
+    paths = load(strict_host)["on"]["push"]["paths"]
+    assert paths[:2] == ["docs/memory/**", "tools/skills/eco-mem/**"]
+
+
+def test_every_action_is_pinned_to_a_commit_with_its_version(
+    default_host: Path, strict_host: Path
+) -> None:
+    for host in (default_host, strict_host):
+        text = (host / WORKFLOW).read_text(encoding="utf-8")
+        uses = [line for line in text.splitlines() if "uses:" in line]
+        assert uses, "the workflow checks out the repository"
+        for line in uses:
+            assert PINNED.match(line), line
+        steps = load(host)["jobs"]["verify"]["steps"]
+        assert all(re.fullmatch(r"[\w./-]+@[0-9a-f]{40}", s["uses"]) for s in steps if "uses" in s)
+
+
+def test_checkout_keeps_no_token_and_the_job_only_reads(default_host: Path) -> None:
+    document = load(default_host)
+    assert document["permissions"] == {"contents": "read"}
+    (checkout,) = [s for s in document["jobs"]["verify"]["steps"] if "uses" in s]
+    assert checkout["with"]["persist-credentials"] is False
+
+
+def test_strict_only_when_asked(default_host: Path, strict_host: Path) -> None:
+    lenient, strict = run_line(load(default_host)), run_line(load(strict_host))
+    assert lenient.startswith("python3 .agents/skills/eco-mem/scripts/eco_mem.py verify ")
+    assert "--strict" not in lenient
+    assert strict.startswith("python3 tools/skills/eco-mem/scripts/eco_mem.py verify --strict ")
+    for line in (lenient, strict):
+        assert "--default-branch" in line
+    # Recorded, so `copier update` renders the same choice again.
+    assert yaml.safe_load((strict_host / ANSWERS).read_text())["ci_strict"] is True
+    assert yaml.safe_load((default_host / ANSWERS).read_text())["ci_strict"] is False
+
+
+def test_without_ci_there_is_no_workflow_and_no_strict_answer(host: Path) -> None:
+    assert not (host / ".github").exists()
+    assert "ci_strict" not in yaml.safe_load((host / ANSWERS).read_text())
+
+
+def test_a_folder_name_with_pattern_or_yaml_characters_stays_literal(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    odd = 'notes: "team" #1 [a]*+?!'
+    host = render(template_repo, tmp_path / "host", memory_path=odd)
+    assert (host / odd / "semantic/INDEX.md").is_file()
+    paths = load(host)["on"]["push"]["paths"]
+    assert paths[0] == r'notes: "team" #1 \[a\]\*\+\?\!/**'
