@@ -11,7 +11,7 @@ import re
 from ..store.cites import cite_lines
 from ..store.fields import read_fields
 
-# A value a fact states: a number, a version or a date (port 8000, 3.11, v2.1.0, 2026-01-02).
+# A value a fact states: a number, a version or a date (port 8000, 3.11, a v-prefixed release, 2026-01-02).
 VALUE = re.compile(r"(?<![\w.])v?\d+(?:[.:/-]\d+)*(?![\w])")
 # Letters first; digits inside a word keep it an identifier (m0, py311, ec2), not a value.
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'\u2019-]*")
