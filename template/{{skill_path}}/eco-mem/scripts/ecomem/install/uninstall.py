@@ -231,17 +231,27 @@ def _empty_object(data: bytes) -> bool:
 
 
 def workflow(root: Path, options) -> list[Change]:
-    """The CI workflow the `ci` question renders, when it still runs our verify."""
-    path = root / track.WORKFLOW
-    if not path.is_file() or path.is_symlink():
-        return []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return []
-    if protocol.VERIFY_COMMAND not in text:
-        return []  # a workflow of the host's own under our file name
-    return [Change("workflow", "delete", track.WORKFLOW, "runs eco-mem verify", _unlink(path))]
+    """The CI workflows the `ci` question renders (verify on push, review weekly), each
+    only while it still runs our script: a host file under our name stays."""
+    script = f"{protocol.SKILL_DIR}/scripts/eco_mem.py"
+    changes = []
+    for name, note in (
+        (track.WORKFLOW, "runs eco-mem verify"),
+        (REVIEW_WORKFLOW, "runs eco-mem review"),
+    ):
+        path = root / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if script in text:
+            changes.append(Change("workflow", "delete", name, note, _unlink(path)))
+    return changes
+
+
+REVIEW_WORKFLOW = ".github/workflows/eco-mem-review.yml"
 
 
 def answers(root: Path, options) -> list[Change]:
