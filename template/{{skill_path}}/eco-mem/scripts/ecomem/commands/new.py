@@ -129,13 +129,14 @@ def repo_path(root: Path, given: str) -> str:
 def read_checklist(root: Path, given: str) -> str:
     """--checklist-file: stdin for '-', else a regular file inside the repository.
 
-    What this reads lands in a committed memory file, so a path that leaves the
-    repository (absolute, '..', a symlink out, .git) is refused: an agent steered by
-    injected text must not be able to copy /etc/passwd or ~/.ssh into memory.
+    What this reads lands in a committed memory file, so the one path rule applies
+    (paths.text_problem: absolute, '..', a symlink out, .git, the memory folder): an
+    agent steered by injected text must not copy /etc/passwd, ~/.ssh or git's hooks into
+    memory, nor memory into itself.
     """
     if given == "-":
         return read_body("-")  # the one stdin reader: UTF-8 or a one-line refusal
-    path, reason = paths.repo_file(root, given)
+    path, reason = paths.repo_file(root, given, protocol.MEMORY_DIR)
     if path is None:
         rule = "checklist.outside" if reason in paths.OUTSIDE else "checklist.file"
         message = f"--checklist-file {given} {reason} (paths are read from the repository root)"

@@ -87,8 +87,9 @@ class Evidence:
         if not resolved_inside(real, self.real_root):
             return "cite.gone", "leads out of the repository through a symlink; not followed"
         target = os.path.relpath(real, self.real_root).replace(os.sep, "/")
-        if text_problem(target, self.memory_dir):
-            return "cite.gone", f"is a symlink to {target}, which cannot be evidence"
+        why = text_problem(target, self.memory_dir)
+        if why:
+            return "cite.gone", f"is a symlink to {target}, which {why}"
         try:
             mode = os.stat(real).st_mode
         except OSError:
