@@ -266,7 +266,7 @@ def add_arguments(parser) -> None:
         "a desk for a task that spans sessions",
         f"A desk, at most {protocol.CAPS['desks']} at a time. It has no catalog row:\n"
         "its file is the listing. Plain desks are gitignored; --travel stages it so it\n"
-        "is committed with the task branch (never the default branch).",
+        "is committed with the task branch; on the default branch it is refused.",
     )
     desk.add_argument("--title", required=True, help="the task in a few words")
     desk.add_argument("--goal", help="what done looks like, one line")
@@ -289,6 +289,11 @@ def run(root: Path, args) -> int:
     else:
         builder = globals()[args.kind]
         build = lambda store, today: [builder(args, store, today)]  # noqa: E731
+    if args.kind == "working":
+        from . import desks
+
+        if desks.travels(args):
+            desks.refuse_on_default_branch(root)
     touched = written(root, "added", build)
     if args.kind == "working":
         import sys
