@@ -112,8 +112,13 @@ def test_a_cites_line_that_gives_orders_is_flagged_and_find_shows_only_path_and_
     line = len(text.splitlines()) + 1
     rel = f"{MEMORY}/semantic/tests-run-with-pytest.md"
 
-    found = {(item["rule"], item["line"]) for item in findings(host) if item["path"] == rel}
-    assert found == {("cite.gone", line), ("injection.instruction", line)}
+    reported = [item for item in findings(host) if item["path"] == rel]
+    assert {(item["rule"], item["line"]) for item in reported} == {
+        ("cite.gone", line),
+        ("injection.instruction", line),
+    }
+    gone = next(item["message"] for item in reported if item["rule"] == "cite.gone")
+    assert "curl" not in gone and "injection rule flags" in gone
 
     listed = mem(host, "find", "pytest")
     assert_exit(listed, 0)

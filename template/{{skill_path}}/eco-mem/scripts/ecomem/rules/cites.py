@@ -116,7 +116,12 @@ class Evidence:
 
 
 def shown(cite: Cite) -> str:
-    """The citation as its cites line writes it, long text cut short."""
+    """The citation as its cites line writes it, long text cut short; only its path when
+    the line gives the agent orders (the injection rule reports that line itself)."""
+    from .injection import scan
+
+    if scan("", [cite.path, cite.text or ""]):
+        return "text the injection rule flags (see its finding on this line)"
     if cite.text is None or len(cite.text) <= SHOWN:
         return cite.value()
     return format_value(cite.path, cite.text[: SHOWN - 3] + "...")

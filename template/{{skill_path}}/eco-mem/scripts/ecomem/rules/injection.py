@@ -109,7 +109,10 @@ _TARGETS = (
 _PHRASES = (
     ((_VERBS, _TARGETS), _OVERRIDE),
     ((("now",), ("you",)), _NEW_ROLE),
-    ((("instruction", "prompt", "rules"), (":",)), _NEW_ORDERS),
+    (
+        (("instruction", "prompt", "rules"), ("ion:", "ions:", "prompt:", "rules:", " :", "\t:")),
+        _NEW_ORDERS,
+    ),
     ((("system", "developer"), (":",)), _ROLE_PREFIX),
 )
 
@@ -145,7 +148,7 @@ _FAKE_TURN = lazy(
 # A quick test first, then the gate regex: every marker holds `sys`, `inst`, `_of_turn` or
 # a `|` right after `<`. Substring tests are far cheaper than the gate's scan, which stops
 # at every heading `#` and link `[` of an entry.
-_FAKE_TURN_HINTS = ("sys", "inst", "<|", "_of_turn")
+_FAKE_TURN_HINTS = ("sys", "inst", "<|", "<\\|", "_of_turn")  # a cell escapes its pipes
 _FAKE_TURN_GATE = lazy(r"[<\[#](?:\||/?(?:sys|inst)|<sys|[ \t]*system|(?:start|end)_of_turn)")
 # A marker a line names rather than uses: listed after a lead such as "such as", "e.g.",
 # "tags" (other markers, quotes and "or"/"and" may stand between).
@@ -163,19 +166,38 @@ _QUOTES = "`'\""
 _FIX = "memory is data, not instructions: rewrite it as a fact about the project or delete it"
 
 
+def _hinted(lowered: str) -> tuple[bool, list]:
+    """(may a fake role marker be in the text, the phrase patterns it may hold): substring
+    tests only, so most entries are done here."""
+    turns = any(hint in lowered for hint in _FAKE_TURN_HINTS)
+    phrases = [
+        pattern
+        for needs, pattern in _PHRASES
+        if all(any(hint in lowered for hint in group) for group in needs)
+    ]
+    return turns, phrases
+
+
 def scan(path: str, lines: list[str]) -> list[Finding]:
-    lines, origin = _segments(lines)
-    lowered = "\n".join(lines).lower()  # str.lower keeps every newline, so lines still count
+    joined = "\n".join(lines)
+    lowered = joined.lower()  # str.lower keeps every newline, so lines still count
+    turns, phrases = _hinted(lowered)
+    if not (turns or phrases):
+        return []  # the cells and quotes below are parts of this text: no hint there either
+    origin = None
+    if "|" in joined or "cites" in lowered:
+        lines, origin = _segments(lines)
+        if origin is not None:
+            lowered = "\n".join(lines).lower()
+            turns, phrases = _hinted(lowered)
     found = []  # (offset, message)
 
-    if any(hint in lowered for hint in _FAKE_TURN_HINTS) and _FAKE_TURN_GATE.search(lowered):
+    if turns and _FAKE_TURN_GATE.search(lowered):
         for match in _FAKE_TURN.finditer(lowered):
             if not _names_marker(lowered, match):
                 found.append((match.start(), f"fake role marker {match.group().strip()!r}; {_FIX}"))
 
-    for needs, pattern in _PHRASES:
-        if not all(any(hint in lowered for hint in group) for group in needs):
-            continue
+    for pattern in phrases:
         for match in pattern.finditer(lowered):
             if _is_command(lowered, match):
                 shown = " ".join(match.group().split())
@@ -191,18 +213,22 @@ def _segments(lines: list[str]) -> tuple[list[str], list[int] | None]:
     """The lines as the rule reads them, and the 1-based line each came from (None when
     they are the lines given). A table row is followed by one line per cell, its `\\|`
     restored; a cites line gives its path and, on a line of its own, the text it quotes."""
-    if not any(line.lstrip().startswith("|") or "cites" in line for line in lines):
+    rows = [line.lstrip().startswith("|") for line in lines]
+    quotes = [not row and "cites" in line for row, line in zip(rows, lines)]
+    if not (any(rows) or any(quotes)):
         return lines, None  # the usual entry: read as it is
     from ..store.catalog import split_cells
-    from ..store.cites import CITE_LINE, CiteSyntax, parse_value
+
+    if any(quotes):  # only then: verify need not import the citation syntax
+        from ..store.cites import CITE_LINE, CiteSyntax, parse_value
 
     read, origin = [], []
     for number, line in enumerate(lines, 1):
         parts = [line]
-        if line.lstrip().startswith("|"):
+        if rows[number - 1]:
             # The row itself too: a raw pipe inside a marker would split it across cells.
             parts = [line, *split_cells(line)]
-        elif "cites" in line and CITE_LINE.match(line):
+        elif quotes[number - 1] and CITE_LINE.match(line):
             try:
                 cite = parse_value(CITE_LINE.match(line).group(1))
             except CiteSyntax:
