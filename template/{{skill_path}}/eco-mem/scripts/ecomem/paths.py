@@ -3,6 +3,11 @@
 Memory names files in two ways: as text in a row or a field (judged as text, so a
 crafted row cannot make a reader leave the repository) and as a file on disk (judged
 after resolving symlinks, so a link cannot lead a reader out either).
+
+Whatever names a file of the repository (a procedural pointer, a citation, a checklist
+file) passes one rule, `text_problem`, on the path as written and again on where its
+symlinks lead (`link_problem`): not absolute, not climbing out, not the repository itself,
+nothing under a `.git` folder at any depth in any letter case, nothing in the memory folder.
 """
 
 from __future__ import annotations
@@ -36,43 +41,60 @@ LINKS_OUT = "leads out of the repository through a symlink"
 OUTSIDE = frozenset([CLIMBS, IN_GIT, LINKS_OUT])
 
 
-def text_problem(relpath: str, memory_dir: str | None = None) -> str | None:
+def _is_git_dir(part: str) -> bool:
+    """`.git` as a file system that ignores case, or Windows (trailing dots and spaces
+    dropped, the 8.3 short name GIT~1), would read the name."""
+    name = part.casefold().rstrip(". ")
+    return name in (".git", "git~1")
+
+
+def text_problem(relpath: str, memory_dir: str) -> str | None:
     """Why `relpath`, read as text, cannot name a file of the repository's own (absolute,
-    climbing out, the repository itself, inside `.git`, or inside `memory_dir` when one
-    is given); None when it can. No file system call: verify runs it on every citation."""
+    climbing out, the repository itself, under any `.git` folder, or inside `memory_dir`,
+    in any letter case); None when it can. No file system call: verify runs it on every
+    citation and pointer."""
     if not relpath or escapes(relpath):
         return CLIMBS
     normal = posixpath.normpath(relpath)
     if normal == ".":
         return THE_REPOSITORY
-    if normal == ".git" or normal.startswith(".git/") or "/.git/" in f"/{normal}/":
+    folded = normal.casefold()
+    # The substring tests first: most paths hold neither, and skip the walk.
+    if (".git" in folded or "~" in folded) and any(map(_is_git_dir, normal.split("/"))):
         return IN_GIT
-    if memory_dir is not None:
-        memory = posixpath.normpath(memory_dir)
-        if normal == memory or normal.startswith(memory + "/"):
-            return IN_MEMORY
+    memory = posixpath.normpath(memory_dir).casefold()
+    if folded == memory or folded.startswith(memory + "/"):
+        return IN_MEMORY
     return None
 
 
-def repo_file(root: Path, given: str, limit: int = READ_LIMIT) -> tuple[Path | None, str]:
+def link_problem(root: Path, relpath: str, memory_dir: str) -> str | None:
+    """`text_problem` for where `relpath` really leads once symlinks are resolved:
+    LINKS_OUT when that is outside `root`. Call it after `text_problem(relpath)` passed."""
+    path = root / relpath
+    if not inside(path, root):
+        return LINKS_OUT
+    real = path.resolve().relative_to(root.resolve()).as_posix()
+    if real == ".":
+        return THE_REPOSITORY
+    return text_problem(real, memory_dir)
+
+
+def repo_file(
+    root: Path, given: str, memory_dir: str, limit: int = READ_LIMIT
+) -> tuple[Path | None, str]:
     """The regular file `given` names inside the repository at `root`, or None and why not.
 
-    `given` is read relative to `root`. Refused: absolute paths, `..`, anything under
-    `.git`, a symlink (or a link in a parent folder) that resolves outside `root`, what
-    is not a regular file (a FIFO would block, a device never ends), more than `limit`
-    bytes. The reason is one lowercase clause, for the caller's message; it is in
-    OUTSIDE when the file lies outside the repository.
+    `given` is read relative to `root`. Refused: what `text_problem` refuses, as written
+    and once symlinks are resolved (a link out of `root`, into `.git` or into memory),
+    what is not a regular file (a FIFO would block, a device never ends), more than
+    `limit` bytes. The reason is one lowercase clause, for the caller's message; it is
+    in OUTSIDE when the file lies outside the repository.
     """
-    problem = text_problem(given)
+    problem = text_problem(given, memory_dir) or link_problem(root, given, memory_dir)
     if problem is not None:
         return None, problem
-    path = root / given
-    real_root = root.resolve()
-    resolved = path.resolve()
-    if not inside(path, root):
-        return None, LINKS_OUT
-    if resolved.relative_to(real_root).parts[:1] == (".git",):
-        return None, IN_GIT
+    resolved = (root / given).resolve()
     try:
         info = resolved.stat()
     except OSError:

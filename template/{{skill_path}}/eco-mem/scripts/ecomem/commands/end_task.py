@@ -2,6 +2,12 @@
 
 The promotion (a fact or an episode) and the desk's removal are one write: if the gate
 refuses the promotion, the desk stays where it was.
+
+A travelling desk (one git tracks) leaves its branch in a commit, and a relay is done only
+when what it promoted is in that same commit: a cloud runner's clone is thrown away. So
+when the desk was tracked, the removal, the promoted entry and its catalog row are all
+staged, and the output says which. A catalog that held other unstaged edits before the
+write is not staged (that would commit someone else's work); the output says so.
 """
 
 from __future__ import annotations
@@ -64,10 +70,11 @@ def desk_text(store: Store, slug: str) -> tuple[str, str]:
 
 HELP = "print a desk, promote what lasts, clear the desk"
 DESCRIPTION = """\
-Print the desk, then delete it (and stage its removal if it travels with the
-branch). --promote-to adds one fact or episode
+Print the desk, then delete it. --promote-to adds one fact or episode
 (the options of `new semantic` or `new episodic`) in the same write; if the
-promotion is refused, the desk stays. Nothing is asked interactively.
+promotion is refused, the desk stays. If the desk travels with the branch (git
+tracks it), its removal, the promoted entry and its row are staged, to be
+committed together. Nothing is asked interactively.
 """
 EPILOG = EXITS
 
@@ -99,22 +106,39 @@ def run(root, args) -> int:
             for change in changes[:-1]
             for name in change.files
         ]
+        # The catalogs as they were: staged after the write only if git held them so.
+        catalogs[:] = [
+            (store.drawers[change.drawer].index_relpath, store.drawers[change.drawer].index_lines)
+            for change in changes[:-1]
+            if change.index_lines is not None
+        ]
         return changes, result
 
+    catalogs: list = []
     writer.write(root, build)
-    from .desks import stage_removal
+    from .desks import stage_relay, stage_removal
 
     # A travelling desk leaves the branch with the same commit that relays it.
     result["unstaged"] = stage_removal(root, result["desk"])
+    result["staged"], result["not_staged"] = [], []
+    if result["unstaged"]:
+        result["staged"], result["not_staged"] = stage_relay(root, result["promoted"], catalogs)
     if args.json:
         import json
 
         print(json.dumps({"version": 1, **result}, indent=2))
-        return 0
+        return 2 if result["not_staged"] else 0
     sys.stdout.write(result["text"])
     for path in result["promoted"]:
         print(f"promoted: {path}", file=sys.stderr)
     print(f"cleared: {result['desk']}", file=sys.stderr)
     if result["unstaged"]:
         print(f"staged: removal of {result['desk']} from this branch", file=sys.stderr)
-    return 0
+    for path in result["staged"]:
+        print(f"staged: {path}", file=sys.stderr)
+    for path, why in result["not_staged"]:
+        print(f"eco_mem.py end-task: not staged: {path}: {why}", file=sys.stderr)
+    if result["unstaged"] and result["promoted"]:
+        said = "commit them together" if not result["not_staged"] else "stage the rest, then"
+        print(f"{said}: the relay is done when one commit holds all of it", file=sys.stderr)
+    return 2 if result["not_staged"] else 0

@@ -7,7 +7,9 @@ search. Entries are read (read_unseen) only as regular files inside their drawer
 a link, a FIFO or a row leading out, and without moving their access time: the
 experiment kit judges which entries an agent opened by atime. The entries of the rows
 shown are also checked for their cites lines, so a row whose evidence is gone says so
-(check_evidence).
+(check_evidence) by path and verdict: the text a cites line quotes is never printed.
+A cell that verify's injection rule flags (a row written by hand, past the write gate)
+is withheld from the output, named as withheld, rather than handed to the reader.
 The desks (at most a few) have no rows: each open desk is listed from its own
 file, by its heading and goal line only, ahead of every row.
 """
@@ -72,6 +74,7 @@ STOPWORDS = frozenset(
 # fmt: off
 SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
 # fmt: on
+SHOWN_PATH = 120  # a longer cited path is named by its line instead
 ENTRY_LINES = 120  # every entry at its line cap fits; more is never needed to rank
 
 
@@ -115,11 +118,12 @@ def query_terms(words: list[str]) -> list[str]:
 
 
 class Match:
-    __slots__ = ("cells", "drawer", "gone", "line", "path", "rank")
+    __slots__ = ("cells", "drawer", "gone", "line", "path", "rank", "withheld")
 
     def __init__(self, drawer: str, line: int, path: str, cells: dict, rank: tuple) -> None:
         self.drawer, self.line, self.path, self.cells, self.rank = drawer, line, path, cells, rank
         self.gone: list[str] = []  # citations whose evidence is gone (check_evidence)
+        self.withheld: list[str] = []  # cells not shown: they speak to the agent
 
     def as_text(self) -> str:
         values = [value for name, value in self.cells.items() if name != "file"]
@@ -136,7 +140,25 @@ class Match:
             "line": self.line,
             "cells": self.cells,
             "evidence_gone": self.gone,
+            "withheld": self.withheld,
         }
+
+
+WITHHELD = "[withheld: verify flags this cell as text addressed to the agent]"
+
+
+def withhold_orders(matches: list[Match]) -> None:
+    """Replace every shown cell that the injection rule flags, and name it as withheld."""
+    from ..rules.injection import scan
+
+    for match in matches:
+        if scan(match.path, [match.path]):  # a pointer row's path is its points-to cell
+            match.path = WITHHELD
+            match.withheld.append("path")
+        for name, value in match.cells.items():
+            if value and scan(match.path, [value]):
+                match.cells[name] = WITHHELD
+                match.withheld.append(name)
 
 
 def check_evidence(root: Path, matches: list[Match]) -> None:
@@ -145,7 +167,8 @@ def check_evidence(root: Path, matches: list[Match]) -> None:
     Only the entries of the rows shown are read, and only for their cites lines: no
     entry text reaches the output, and the read leaves no access time (read_unseen).
     """
-    from ..rules.cites import CITING_DRAWERS, Evidence, shown
+    from ..rules.cites import CITING_DRAWERS, Evidence
+    from ..rules.injection import scan
     from ..store.cites import read_cites
     from ..store.textfile import read_unseen
 
@@ -159,8 +182,14 @@ def check_evidence(root: Path, matches: list[Match]) -> None:
         cites = read_cites(lines)[0] if lines else []
         for cite in cites:
             found = evidence.problem(cite)
-            if found is not None:
-                match.gone.append(f"{shown(cite)}: {found[2]}")
+            if found is None:
+                continue
+            # The path and the verdict, never the quoted text: a cites line is written
+            # by whoever committed the entry. A path that gives orders is not shown either.
+            said = f"{cite.path}: {found[2]}"
+            if len(cite.path) > SHOWN_PATH or scan(match.path, [said]):
+                said = f"a cited path on line {cite.line}: {found[2]}"
+            match.gone.append(said)
 
 
 def search(
@@ -286,6 +315,7 @@ def run(root: Path, args) -> int:
     rows = [match for match in matches if match.drawer != "working"]
     shown = desks + (rows if args.all else rows[:MAX_ROWS])
     check_evidence(root, shown[len(desks) :])  # desks cite nothing
+    withhold_orders(shown)
     if args.json:
         import json  # only --json pays for it
 

@@ -129,13 +129,14 @@ def repo_path(root: Path, given: str) -> str:
 def read_checklist(root: Path, given: str) -> str:
     """--checklist-file: stdin for '-', else a regular file inside the repository.
 
-    What this reads lands in a committed memory file, so a path that leaves the
-    repository (absolute, '..', a symlink out, .git) is refused: an agent steered by
-    injected text must not be able to copy /etc/passwd or ~/.ssh into memory.
+    What this reads lands in a committed memory file, so the one path rule applies
+    (paths.text_problem: absolute, '..', a symlink out, .git, the memory folder): an
+    agent steered by injected text must not copy /etc/passwd, ~/.ssh or git's hooks into
+    memory, nor memory into itself.
     """
     if given == "-":
         return read_body("-")  # the one stdin reader: UTF-8 or a one-line refusal
-    path, reason = paths.repo_file(root, given)
+    path, reason = paths.repo_file(root, given, protocol.MEMORY_DIR)
     if path is None:
         rule = "checklist.outside" if reason in paths.OUTSIDE else "checklist.file"
         message = f"--checklist-file {given} {reason} (paths are read from the repository root)"
@@ -265,7 +266,7 @@ def add_arguments(parser) -> None:
         "a desk for a task that spans sessions",
         f"A desk, at most {protocol.CAPS['desks']} at a time. It has no catalog row:\n"
         "its file is the listing. Plain desks are gitignored; --travel stages it so it\n"
-        "is committed with the task branch (never the default branch).",
+        "is committed with the task branch; on the default branch it is refused.",
     )
     desk.add_argument("--title", required=True, help="the task in a few words")
     desk.add_argument("--goal", help="what done looks like, one line")
@@ -288,6 +289,11 @@ def run(root: Path, args) -> int:
     else:
         builder = globals()[args.kind]
         build = lambda store, today: [builder(args, store, today)]  # noqa: E731
+    if args.kind == "working":
+        from . import desks
+
+        if desks.travels(args):
+            desks.refuse_on_default_branch(root)
     touched = written(root, "added", build)
     if args.kind == "working":
         import sys

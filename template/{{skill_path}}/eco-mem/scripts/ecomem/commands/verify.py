@@ -52,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--default-branch",
         metavar="NAME",
-        help="the branch desks never reach (default: origin/HEAD, else main or master)",
+        help="the branch desks never reach (default: origin/HEAD, else main or master;"
+        " on a detached HEAD, CI variables or the tip commit decide, see branch.py)",
     )
     parser.add_argument(
         "--today", metavar="YYYY-MM-DD", help="date to judge expiry by (default: today)"

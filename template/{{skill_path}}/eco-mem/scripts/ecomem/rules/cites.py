@@ -87,8 +87,9 @@ class Evidence:
         if not resolved_inside(real, self.real_root):
             return "cite.gone", "leads out of the repository through a symlink; not followed"
         target = os.path.relpath(real, self.real_root).replace(os.sep, "/")
-        if text_problem(target, self.memory_dir):
-            return "cite.gone", f"is a symlink to {target}, which cannot be evidence"
+        why = text_problem(target, self.memory_dir)
+        if why:
+            return "cite.gone", f"is a symlink to {target}, which {why}"
         try:
             mode = os.stat(real).st_mode
         except OSError:
@@ -115,7 +116,12 @@ class Evidence:
 
 
 def shown(cite: Cite) -> str:
-    """The citation as its cites line writes it, long text cut short."""
+    """The citation as its cites line writes it, long text cut short; only its path when
+    the line gives the agent orders (the injection rule reports that line itself)."""
+    from .injection import scan
+
+    if scan("", [cite.path, cite.text or ""]):
+        return "text the injection rule flags (see its finding on this line)"
     if cite.text is None or len(cite.text) <= SHOWN:
         return cite.value()
     return format_value(cite.path, cite.text[: SHOWN - 3] + "...")

@@ -33,7 +33,7 @@ DRAWER_RULES = (lambda store, drawer, today: check_drift(drawer),)
 KIND_RULES = {
     "semantic": lambda store, drawer, today: check_semantic(drawer, today),
     "episodic": lambda store, drawer, today: check_episodic(drawer),
-    "procedural": lambda store, drawer, today: check_pointers(drawer, store.root),
+    "procedural": lambda store, drawer, today: check_pointers(drawer, store.root, store.relpath),
 }
 # (store, touched) -> findings, run once. `touched` is None for verify; the gate passes the
 # entries a write changes, so a rule that reads files outside memory (citations) reads
