@@ -323,6 +323,21 @@ def test_new_re_includes_an_entry_the_host_ignores_so_it_reaches_the_commit(
     assert run_script(biome_host, "track").stdout == ""  # nothing more to do
 
 
+def test_end_task_promoting_to_an_ignored_name_re_includes_it_too(biome_host: Path) -> None:
+    assert mem(biome_host, "new", "working", "--title", "Flaky suite").returncode == 0
+
+    result = mem(
+        biome_host,
+        *("end-task", "flaky-suite", "--promote-to", "semantic", "--title", "Test"),
+        *("--source", "verified", "--scope", "ci", "--expires", "never", "--body", "Seen."),
+    )
+
+    assert_exit(result, 0)
+    assert "re-includes it" in result.stderr
+    entry = f"{MEMORY}/semantic/test.md"
+    assert subprocess.run(["git", "check-ignore", "-q", entry], cwd=biome_host).returncode == 1
+
+
 def test_new_refuses_an_entry_a_nested_ignore_rule_hides_and_writes_nothing(
     biome_host: Path,
 ) -> None:
