@@ -341,8 +341,14 @@ def keep_new_entries(root: Path, paths: list[str]) -> str:
     try:
         track(root, extra=paths)
         still = ask_git(root, paths)
-    except TrackError:
+    except NestedRules:
         still = hidden
+    except TrackError as error:  # the .gitignore block cannot be written as it must be
+        _write_if_changed(root, gitignore, original)
+        first = str(error).splitlines()[0]
+        raise TrackError(
+            f"{path} would never reach a commit: git ignores it by {hide}, and {first}"
+        ) from None
     except BaseException:
         _write_if_changed(root, gitignore, original)
         raise
