@@ -321,16 +321,17 @@ def track(root: Path, extra: list[str] | None = None) -> tuple[list[str], bool]:
     return rules, changed
 
 
-def keep_new_entries(root: Path, paths: list[str]) -> str:
+def keep_new_entries(root: Path, paths: list[str], check: IgnoreCheck | None = None) -> str:
     """Make sure git would commit the entry files a write is about to create.
 
-    `paths` are repo-relative. Nothing is hidden (or this is no git work tree): "" and
-    one git call. Hidden by a rule the root .gitignore can override: `track` re-includes
-    them, and the line to show says so. Otherwise TrackError, one line, with the root
-    .gitignore as it was: the caller refuses the write.
+    `paths` are repo-relative; `check` is an IgnoreCheck of them started earlier, so
+    git answers while the caller works. Nothing is hidden (or this is no git work
+    tree): "" and one git call. Hidden by a rule the root .gitignore can override:
+    `track` re-includes them, and the line to show says so. Otherwise TrackError,
+    one line, with the root .gitignore as it was: the caller refuses the write.
     """
     try:
-        hidden = ask_git(root, paths)
+        hidden = (check or IgnoreCheck(root, paths)).hidden()
     except NotAWorkTree:
         return ""
     if not hidden:

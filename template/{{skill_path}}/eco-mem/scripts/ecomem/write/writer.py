@@ -49,30 +49,44 @@ def write(root: Path, build: Build) -> dict:
         transaction.roll_back(root, memory)
         store, _ = load_store(root)
         changes, report = build(store, today)
+        ordered = _ordered(memory, changes)
+        fresh = _new_entries(root, ordered)
+        asked = _ask_git(root, fresh)  # git answers while the gate runs
         findings = gate.check(store, changes, today)
         if findings:
             raise Refused(findings)
-        ordered = _ordered(memory, changes)
-        _keep_in_git(root, [target for target, text in ordered if text is not None])
+        _keep_in_git(root, fresh, asked)
         transaction.apply(root, memory, ordered)
     return report
 
 
-def _keep_in_git(root: Path, targets: list[Path]) -> None:
-    """Ask git about each entry file this write creates (desks aside: they stay local);
-    re-include one its ignore rules would hide, or refuse the write before it starts."""
+def _new_entries(root: Path, ordered: list[tuple[Path, str | None]]) -> list[str]:
+    """The entry files this write creates, repo-relative (desks aside: they stay local)."""
     working = root / protocol.MEMORY_DIR / "working"
-    fresh = [
+    return [
         os.path.relpath(target, root).replace(os.sep, "/")
-        for target in targets
-        if target.parent != working and not os.path.lexists(target)
+        for target, text in ordered
+        if text is not None and target.parent != working and not os.path.lexists(target)
     ]
+
+
+def _ask_git(root: Path, fresh: list[str]):
+    if not fresh:
+        return None
+    from ..install.track import IgnoreCheck
+
+    return IgnoreCheck(root, fresh)
+
+
+def _keep_in_git(root: Path, fresh: list[str], asked) -> None:
+    """Re-include an entry file git's ignore rules would hide, or refuse the write
+    before it starts."""
     if not fresh:
         return
     from ..install import track
 
     try:
-        said = track.keep_new_entries(root, fresh)
+        said = track.keep_new_entries(root, fresh, asked)
     except track.TrackError as error:
         path, _, message = str(error).partition(" ")
         raise Refused([Finding(path, 0, "git.ignored", ERROR, message)]) from None
