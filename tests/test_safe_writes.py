@@ -476,3 +476,24 @@ def test_a_reader_that_left_does_not_turn_a_landed_write_into_an_error(host: Pat
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
     assert (host / SEMANTIC / "deploys-need-a-tag.md").is_file()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pipes")
+def test_a_reader_that_left_a_reading_command_is_still_an_io_error(host: Path) -> None:
+    # find only reads: its report is why it ran, so losing it is exit 2, quietly.
+    assert fact(host, "Deploys need a tag").returncode == 0
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, str(host / SCRIPT), "find", "tag"],
+            cwd=host,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+
+    assert (done.returncode, done.stderr) == (2, "")

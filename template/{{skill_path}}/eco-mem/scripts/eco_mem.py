@@ -38,7 +38,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["merge-catalog"]:
     if merge_catalog.is_driver_call(sys.argv[1:]):
         sys.exit(merge_catalog.drive(sys.argv[2:]))
 
-from ecomem.boundary import lossy_streams  # noqa: E402 - after the descriptors are set
+from ecomem.boundary import Lossy, lossy_streams  # noqa: E402 - after the descriptors are set
 from ecomem.cli import main  # noqa: E402
 
 if __name__ == "__main__":
@@ -46,6 +46,9 @@ if __name__ == "__main__":
     try:
         code = main()
         sys.stdout.flush()
+        written = sys.modules.get("ecomem.safe_open")
+        if Lossy.reader_left and not (written and written.changed):
+            code = 2  # only read, and the reader of the report left: an I/O error
     except BrokenPipeError:
         # A pipe other than our own streams broke (those drop what their reader leaves;
         # see boundary.Lossy). Say nothing more (not even at exit, hence the dup2) and

@@ -63,9 +63,15 @@ class Lossy:
     or of a stream closed by the caller.
 
     What the reader no longer takes is dropped, and the command goes on to its end: a
-    write it was making still lands whole, and the exit status says what it did, not
-    that its report went unread. Everything else is the stream's own.
+    write it was making still lands whole. A command that changed files exits as it
+    would have, so the status says what it changed; one that only reads exits 2, as
+    its report (the reason it ran) never arrived. A closed stream is /dev/null.
+    Everything else is the stream's own.
     """
+
+    # Set once a reader left (EPIPE): the shim's exit status then says so, unless
+    # the command changed files, whose status must say what it changed.
+    reader_left = False
 
     def __init__(self, stream) -> None:
         self._stream = stream
@@ -88,6 +94,8 @@ class Lossy:
         # (EBADF: closed, or open for reading only); a full disk is still an I/O error.
         if error.errno not in (errno.EPIPE, errno.EBADF):
             raise error
+        if error.errno == errno.EPIPE:
+            Lossy.reader_left = True
         # What is still buffered, and all that follows, goes to the null device, so
         # not even the interpreter's last flush at exit complains.
         try:

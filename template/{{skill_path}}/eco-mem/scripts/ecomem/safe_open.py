@@ -34,6 +34,9 @@ NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block the open
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation below io
 TEMP_PREFIX = ".eco-mem-tmp-"
+# Whether this process has changed a file yet: a report lost to a reader that left
+# then no longer turns the exit status into an I/O error (see eco_mem.py).
+changed = False
 
 
 class UnsafeTarget(UsageError):
@@ -123,9 +126,11 @@ def open_fd(root, path, flags: int, follow: bool = False, mode: int = 0o666) -> 
 def open_write(root, path, follow: bool = False, binary: bool = False, newline: str | None = ""):
     """The file a write to `path` changes, emptied and open for writing (text: UTF-8,
     line ends written as given unless `newline` says otherwise)."""
+    global changed
     fd = open_fd(root, path, os.O_WRONLY, follow)
     try:
         os.ftruncate(fd, 0)
+        changed = True
         if binary:
             return os.fdopen(fd, "wb")
         return os.fdopen(fd, "w", encoding="utf-8", newline=newline)
@@ -152,6 +157,7 @@ def replace(root, path, data, follow: bool = False) -> str:
     `data` is bytes, or text written as UTF-8 with LF. The temp file is created beside
     the target, exclusively and without following links; returns the path written.
     """
+    global changed
     real = target(root, path, follow)
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -171,6 +177,7 @@ def replace(root, path, data, follow: bool = False) -> str:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, real)
+        changed = True
     except BaseException:
         if os.path.lexists(temp):
             os.unlink(temp)
@@ -211,9 +218,11 @@ def remove(root, path) -> bool:
     """Delete `path` itself (a link is removed, never followed), when its folder lies
     inside the repository. True if something was there to delete."""
     real = check_folder(root, path)
+    global changed
     if not os.path.lexists(real):
         return False
     os.unlink(real)
+    changed = True
     return True
 
 
