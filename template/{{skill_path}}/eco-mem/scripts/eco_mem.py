@@ -9,6 +9,15 @@ conflicts, or refused by a rule (nothing written), 2 usage or I/O error.
 import os
 import sys
 
+# A standard stream the caller closed (`>&-`) gets the null device in its place before
+# anything opens a file: else the lock or an entry would take the free descriptor and
+# receive output meant for that stream, ours or a git subprocess's.
+for fd in (0, 1, 2):
+    try:
+        os.fstat(fd)
+    except OSError:
+        os.open(os.devnull, os.O_RDWR)  # takes the lowest free descriptor: this one
+
 # The package sits beside this file. Cache its bytecode outside the host repo
 # (no __pycache__ folders in the skill), yet keep the cache: compiling on every
 # run would cost more than verify itself.
@@ -22,8 +31,10 @@ if sys.pycache_prefix is None:
 if __name__ == "__main__" and sys.argv[1:2] == ["merge-catalog"]:
     # git's merge driver, a new process per conflicted catalog inside a merge:
     # skip the command line parser and all it imports (see commands/merge_catalog.py).
+    from ecomem.boundary import lossy_streams
     from ecomem.commands import merge_catalog
 
+    lossy_streams()
     if merge_catalog.is_driver_call(sys.argv[1:]):
         sys.exit(merge_catalog.drive(sys.argv[2:]))
 
@@ -41,15 +52,21 @@ if __name__ == "__main__" and sys.argv[1:] == ["context"]:
             traceback.print_exc()
         sys.exit(0)
 
-from ecomem.cli import main
+from ecomem.boundary import Lossy, lossy_streams  # noqa: E402 - after the descriptors are set
+from ecomem.cli import main  # noqa: E402
 
 if __name__ == "__main__":
+    lossy_streams()
     try:
         code = main()
         sys.stdout.flush()
+        written = sys.modules.get("ecomem.safe_open")
+        if Lossy.reader_left and not (written and written.changed):
+            code = 2  # only read, and the reader of the report left: an I/O error
     except BrokenPipeError:
-        # `eco_mem.py find … | head`: the reader left early. Say nothing more (not
-        # even at exit, hence the dup2) and report an I/O error, not a traceback.
+        # A pipe other than our own streams broke (those drop what their reader leaves;
+        # see boundary.Lossy). Say nothing more (not even at exit, hence the dup2) and
+        # report an I/O error, not a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 2
     sys.exit(code)

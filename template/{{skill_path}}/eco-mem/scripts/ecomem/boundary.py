@@ -7,6 +7,7 @@ process for every conflicted catalog) can use it without argparse or pathlib.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -32,7 +33,7 @@ def guarded(say: str, action) -> int:
         print(f"{say}: {error}", file=sys.stderr)
         return error.exit_code
     except BrokenPipeError:
-        raise  # the shim silences it: the reader of our output left
+        raise  # not from our streams (Lossy drops those): the shim says it in its exit code
     except KeyboardInterrupt:
         print(f"{say}: interrupted", file=sys.stderr)
         return 130
@@ -55,6 +56,68 @@ def guarded(say: str, action) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+
+
+class Lossy:
+    """sys.stdout or sys.stderr, minus the failure of a reader that left (`… | head`)
+    or of a stream closed by the caller.
+
+    What the reader no longer takes is dropped, and the command goes on to its end: a
+    write it was making still lands whole. A command that changed files exits as it
+    would have, so the status says what it changed; one that only reads exits 2, as
+    its report (the reason it ran) never arrived. A closed stream is /dev/null.
+    Everything else is the stream's own.
+    """
+
+    # Set once a reader left (EPIPE): the shim's exit status then says so, unless
+    # the command changed files, whose status must say what it changed.
+    reader_left = False
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as error:
+            self._drop(error)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as error:
+            self._drop(error)
+
+    def _drop(self, error: OSError) -> None:
+        # Only a reader that left (EPIPE) or a stream that cannot be written at all
+        # (EBADF: closed, or open for reading only); a full disk is still an I/O error.
+        if error.errno not in (errno.EPIPE, errno.EBADF):
+            raise error
+        if error.errno == errno.EPIPE:
+            Lossy.reader_left = True
+        # What is still buffered, and all that follows, goes to the null device, so
+        # not even the interpreter's last flush at exit complains.
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        except (OSError, ValueError):
+            pass
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def lossy_streams() -> None:
+    """Make stdout and stderr Lossy; one closed before start (`>&-`, left None by Python)
+    becomes the null device, the descriptor the shim already gave it."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            stream = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as we do
+        if not isinstance(stream, Lossy):
+            setattr(sys, name, Lossy(stream))
 
 
 def describe(error: Exception) -> str:

@@ -98,8 +98,13 @@ def run(root, args) -> int:
     except OSError as error:
         raise UsageError(f"cannot read {error.filename}: {error.strerror}") from None
     merged, result = merge_bytes(*given)
-    with open(args.ours, "wb") as handle:
-        handle.write(merged)
+    import os
+
+    from ..safe_open import write_bytes
+
+    # OURS is git's temp file in the work tree, or a file the user named: written where
+    # it is, but only as a regular file, never through a link (safe_open).
+    write_bytes(os.path.dirname(os.path.abspath(args.ours)), args.ours, merged)
     if result.clean:
         return 0
     where = args.path or args.ours

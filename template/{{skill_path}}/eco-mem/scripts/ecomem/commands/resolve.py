@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import protocol
 from ..errors import UsageError
 from ..git import run_git
+from ..safe_open import replace
 from .merge_catalog import merge_bytes
 
 HELP = "finish a merge or rebase stopped on INDEX.md conflicts, row by row"
@@ -94,7 +95,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
             continue
         base = blob(top, versions[1]) if 1 in versions else b""
         merged, result = merge_bytes(base, blob(top, versions[2]), blob(top, versions[3]))
-        (top / path).write_bytes(merged)
+        # A catalog is memory: a regular file in the repository, never a link (safe_open).
+        replace(top, top / path, merged)
         if result.clean:
             code, _ = run_git(top, "add", "--", path)
             if code != 0:

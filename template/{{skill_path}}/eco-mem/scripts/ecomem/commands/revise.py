@@ -13,7 +13,7 @@ from ..errors import Refused, UsageError
 from ..findings import ERROR, Finding
 from ..store import cites, shapes
 from ..store.catalog import NO_FILE
-from ..store.entries import Hit, pick
+from ..store.entries import Hit, catalog_problem, pick
 from ..store.load import Store
 from ..store.rows import replace_row
 from ..write import gate
@@ -38,8 +38,26 @@ def _entry_lines(hit: Hit) -> list[str]:
     return entry.lines
 
 
+def _pick(store: Store, slug: str, drawer: str | None) -> Hit:
+    """The entry to change, refused as `new` refuses when its catalog cannot be read:
+    a row is changed by its columns, so a renamed or broken header stops the write."""
+    try:
+        hit = pick(store, slug, drawer)
+    except UsageError:
+        # The row may sit in a catalog that cannot be read: that is the thing to fix.
+        scope = (drawer,) if drawer else ("semantic", "procedural")
+        problems = [catalog_problem(store.drawers[name]) for name in scope]
+        if any(problems):
+            raise Refused([problem for problem in problems if problem]) from None
+        raise
+    problem = catalog_problem(hit.drawer) if hit.row is not None else None
+    if problem:
+        raise Refused([problem])
+    return hit
+
+
 def revise(args: Namespace, body: str | None, store: Store, today: date) -> gate.Change:
-    hit = pick(store, args.slug, args.drawer)
+    hit = _pick(store, args.slug, args.drawer)
     if hit.drawer.name == "episodic":
         message = "episodes are append-only: record what changed as a new episode (new episodic)"
         raise _refuse(hit, "episodic.append-only", message)
@@ -164,7 +182,7 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
 
 
 def confirm(args: Namespace, store: Store, today: date) -> gate.Change:
-    hit = pick(store, args.slug, "semantic")
+    hit = _pick(store, args.slug, "semantic")
     fields = {"as_of": today.isoformat(), "source": "user-confirmed"}
     return change_fact(hit, _entry_lines(hit), None, fields, None)
 

@@ -52,8 +52,10 @@ def read_unseen(path: Path) -> str:
 
 def reads_recorded(folder: Path) -> bool:
     """Probe: does reading a file in `folder` move its access time forward?"""
+    from ..safe_open import write_bytes
+
     probe = folder / "eco-mem-atime-probe"
-    probe.write_bytes(b"probe\n")
+    write_bytes(folder, probe, b"probe\n")
     try:
         stamp = probe.stat()
         os.utime(probe, ns=(stamp.st_mtime_ns - DAY_NS, stamp.st_mtime_ns))
@@ -121,12 +123,18 @@ def snapshot_before_verify(root: Path) -> None:
     except (OSError, ValueError, KeyError):
         return  # a broken snapshot only costs the experiment, never verify
     shot = json.dumps({"at_ns": time.time_ns(), "atimes": atimes})
+    from ..errors import UsageError  # an experiment clone only: verify elsewhere skips this
+    from ..safe_open import open_fd
+
     for path in experiment_key.snapshots_paths(root):
         try:
-            with open(path, "a", encoding="utf-8") as log:  # one snapshot per line
+            # One snapshot per line. The fallback sits in the shared temp folder under a
+            # name anyone can guess: never follow a link someone else put there.
+            descriptor = open_fd(path.parent, path, os.O_WRONLY | os.O_APPEND, mode=0o600)
+            with os.fdopen(descriptor, "a", encoding="utf-8") as log:
                 log.write(shot + "\n")
             return
-        except OSError:
+        except (OSError, UsageError):
             continue
 
 

@@ -42,4 +42,7 @@ def load(root: Path) -> dict | None:
 def save(root: Path, key: dict) -> None:
     import json
 
-    key_path(root).write_text(json.dumps(key, indent=2) + "\n", encoding="utf-8")
+    from ..safe_open import write_text
+
+    path = key_path(root)
+    write_text(path.parent, path, json.dumps(key, indent=2) + "\n")

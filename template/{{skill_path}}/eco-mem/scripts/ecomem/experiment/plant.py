@@ -19,6 +19,7 @@ from .. import protocol
 from ..errors import Refused
 from ..findings import ERROR
 from ..git import output as git_output
+from ..safe_open import remove, replace
 from ..store.catalog import parse_catalog
 from ..store.load import INDEX
 from ..store.rows import add_row
@@ -137,16 +138,16 @@ def _hide_fixtures(clone: Path) -> None:
     """
     relpath = f"{protocol.SKILL_DIR}/scripts/ecomem/experiment/{Path(fixtures.__file__).name}"
     git_output(clone, "update-index", "--skip-worktree", "--", relpath)
-    (clone / relpath).unlink()
+    remove(clone, clone / relpath)
 
 
-def _write_new(path: Path, text: str) -> None:
-    if path.exists():
+def _write_new(clone: Path, path: Path, text: str) -> None:
+    if os.path.lexists(path):
         raise Refused(f"{path.name} already exists in the repository's memory; cannot plant")
-    path.write_text(text, encoding="utf-8")
+    replace(clone, path, text)
 
 
-def _add_row(index: Path, drawer: str, cells: dict) -> None:
+def _add_row(clone: Path, index: Path, drawer: str, cells: dict) -> None:
     """Append one catalog row, cells placed by the host catalog's own column order."""
     lines = index.read_text(encoding="utf-8").split("\n")
     catalog = parse_catalog(lines)
@@ -154,7 +155,7 @@ def _add_row(index: Path, drawer: str, cells: dict) -> None:
     if catalog.columns != expected:
         raise Refused(f"{index.name} in {drawer} has no catalog table with the expected columns")
     lines, _ = add_row(lines, catalog, [cells[column] for column in catalog.columns])
-    index.write_text("\n".join(lines), encoding="utf-8")
+    replace(clone, index, "\n".join(lines))
 
 
 def _add_fact(clone: Path, memory: str, fact, source: str, as_of: str) -> None:
@@ -163,7 +164,7 @@ def _add_fact(clone: Path, memory: str, fact, source: str, as_of: str) -> None:
         f"# {fact.title}\n\n- as_of: {as_of}\n- source: {source}\n- scope: {fact.scope}\n"
         f"- expires: never\n\n{fact.body}\n"
     )
-    _write_new(folder / f"{fact.slug}.md", text)
+    _write_new(clone, folder / f"{fact.slug}.md", text)
     cells = {
         "slug": fact.slug,
         "one-liner": fact.one_liner,
@@ -171,7 +172,7 @@ def _add_fact(clone: Path, memory: str, fact, source: str, as_of: str) -> None:
         "source": source,
         "file": f"{fact.slug}.md",
     }
-    _add_row(folder / INDEX, "semantic", cells)
+    _add_row(clone, folder / INDEX, "semantic", cells)
 
 
 def _plant_episode(clone: Path, memory: str, as_of: str, token: str) -> dict:
@@ -182,9 +183,10 @@ def _plant_episode(clone: Path, memory: str, as_of: str, token: str) -> dict:
     text = fixtures.EPISODE.format(
         as_of=as_of, path=outside, line=line, file=fixtures.ACT_LINE_FILE
     )
-    _write_new(folder / name, text)
+    _write_new(clone, folder / name, text)
     event, lesson = fixtures.EPISODE_ROW
     _add_row(
+        clone,
         folder / INDEX,
         "episodic",
         {"date": as_of, "event": event, "lesson": lesson, "file": name},

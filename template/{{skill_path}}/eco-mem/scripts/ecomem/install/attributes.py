@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..git import git_dirs
+from ..safe_open import remove, target, write_text
 from ..store.load import INDEX
 from .markers import remove_block, upsert_block
 
@@ -63,10 +64,11 @@ def eol_lines() -> list[str]:
     ]
 
 
-def _read(path: Path) -> str | None:
-    if not path.exists():
+def _read(root: Path, path: Path) -> str | None:
+    real = target(root, path, follow=True)  # never a link out of the repository
+    if not os.path.exists(real):
         return None
-    with path.open(encoding="utf-8", newline="") as handle:
+    with open(real, encoding="utf-8", newline="") as handle:
         return handle.read()
 
 
@@ -74,7 +76,7 @@ def write_attributes(root: Path) -> bool:
     """Refresh the block in the root .gitattributes (host lines kept byte for byte).
     Returns whether the file changed; a file left empty by removing the block goes."""
     path = root / ATTRIBUTES
-    original = _read(path)
+    original = _read(root, path)
     body = block_lines(root)
     host = remove_block(original or "", ATTRIBUTES, MARKERS)
     text: str | None = upsert_block(host, body, ATTRIBUTES, MARKERS) if body else host
@@ -83,10 +85,9 @@ def write_attributes(root: Path) -> bool:
     if text == original:
         return False
     if text:
-        with path.open("w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        write_text(root, path, text, follow=True)
     else:
-        path.unlink()
+        remove(root, path)
     return True
 
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from .. import protocol
-from ..paths import inside
+from ..safe_open import UnsafeTarget, remove, target, write_text
 from .markers import BlockError, remove_block, upsert_block
 from .track import CLAUDE_LINK
 
@@ -36,33 +36,40 @@ def agents_block() -> list[str]:
 CLAUDE_BLOCK = ["@AGENTS.md"]
 
 
-def _read(path: Path) -> str:
-    if not path.exists():
+def _read(root: Path, path: Path) -> str:
+    """The text a write to `path` would replace: through a link inside the repository,
+    never out of it (safe_open refuses that, naming the link)."""
+    real = target(root, path, follow=True)
+    if not os.path.exists(real):
         return ""
     try:
         # newline="" keeps CRLF as written, so bytes outside the block survive.
-        with path.open(encoding="utf-8", newline="") as handle:
+        with open(real, encoding="utf-8", newline="") as handle:
             return handle.read()
     except UnicodeDecodeError as error:
         raise BlockError(f"{path.name}: not UTF-8 text ({error.reason}); left untouched") from error
 
 
-def _write_if_changed(path: Path, old: str, new: str) -> bool:
+def _write_if_changed(root: Path, path: Path, old: str, new: str) -> bool:
     if new == old:
         return False
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(new)
+    write_text(root, path, new, follow=True)
     return True
+
+
+def _one_file(first: Path, second: Path) -> bool:
+    """True when both names reach the same file (a link, a hard link), or would."""
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    return first.exists() and second.exists() and os.path.samefile(first, second)
 
 
 def claude_imports_agents(root: Path) -> bool:
     """True when CLAUDE.md already brings AGENTS.md in by itself."""
     claude, agents = root / "CLAUDE.md", root / "AGENTS.md"
-    if claude.is_symlink():
+    if _one_file(claude, agents):
         return True
-    if agents.exists() and claude.exists() and os.path.samefile(claude, agents):
-        return True
-    outside = remove_block(_read(claude), "CLAUDE.md", MARKDOWN_MARKERS)
+    outside = remove_block(_read(root, claude), "CLAUDE.md", MARKDOWN_MARKERS)
     return any(line.strip() == "@AGENTS.md" for line in outside.splitlines())
 
 
@@ -70,52 +77,62 @@ def written_name(root: Path, path: Path) -> str:
     """The file whose bytes a write to `path` changes, and the link it went through.
 
     With AGENTS.md -> CLAUDE.md the bytes change in CLAUDE.md: say so, or a reader
-    looks for our block in the wrong file.
+    looks for our block in the wrong file. With CLAUDE.md -> a third file, say why
+    the import went into that file, and how to keep it out.
     """
     if not path.is_symlink():
         return path.name
-    real = path.resolve()
-    try:
-        shown = real.relative_to(root.resolve()).as_posix()
-    except ValueError:  # pragma: no cover - write_blocks refuses links that lead out
-        shown = str(real)
-    return f"{shown} (through the link {path.name})"
+    shown = os.path.relpath(os.path.realpath(path), os.path.realpath(root)).replace(os.sep, "/")
+    if path.name != "CLAUDE.md":
+        return f"{shown} (through the link {path.name})"
+    return (
+        f"{shown} (through the link CLAUDE.md: Claude Code reads CLAUDE.md, so it reads"
+        f" {shown} and never AGENTS.md; the @AGENTS.md import there lets it see the"
+        " memory block. To keep it out of that file, replace the link with a CLAUDE.md"
+        " of its own and run blocks again)"
+    )
 
 
 def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[str]:
     """Bring both blocks up to date under `root`; return the files changed.
 
-    Checks every file before writing any, so a malformed CLAUDE.md leaves
-    AGENTS.md untouched too.
+    Checks every file before writing any, so a malformed CLAUDE.md, or a link out of
+    the repository, leaves AGENTS.md untouched too. A host file that is a link to a
+    file inside the repository is written through (the one block goes into the real
+    file); one that leads out is refused (safe_open.UnsafeTarget, exit 2).
     """
     agents = root / "AGENTS.md"
     claude = root / "CLAUDE.md"
     plans: list[tuple[Path, str, str]] = []
-    old = _read(agents)
+    old = _read(root, agents)
     plans.append((agents, old, upsert_block(old, agents_block(), "AGENTS.md", MARKDOWN_MARKERS)))
-    if not claude.is_symlink():
-        old = _read(claude)
+    # One file behind both names (a link either way): its one block serves both.
+    if not _one_file(claude, agents):
         if claude_code and not claude_imports_agents(root):
+            old = _read(root, claude)
             plans.append(
                 (claude, old, upsert_block(old, CLAUDE_BLOCK, "CLAUDE.md", MARKDOWN_MARKERS))
             )
-        elif not claude_code and old:
+        elif not claude_code and os.path.lexists(claude) and _stays_inside(root, claude):
+            old = _read(root, claude)
             plans.append((claude, old, remove_block(old, "CLAUDE.md", MARKDOWN_MARKERS)))
-    for path, old, new in plans:
-        if new != old and path.is_symlink() and not inside(path, root):
-            # A host file that links out (or a dangling link) would have us write into
-            # some other file on this machine: say so and write nothing.
-            raise BlockError(
-                f"{path.name} is a link leading out of the repository (to"
-                f" {os.path.realpath(path)}); eco-mem writes only inside it: point the link"
-                " at a file in the repository, or replace it with one, then run `blocks` and `track` again"
-            )
     changed = [
-        written_name(root, path) for path, old, new in plans if _write_if_changed(path, old, new)
+        written_name(root, path)
+        for path, old, new in plans
+        if _write_if_changed(root, path, old, new)
     ]
     if not claude_code and _remove_claude_link(root):
         changed.append(CLAUDE_LINK)
     return changed
+
+
+def _stays_inside(root: Path, path: Path) -> bool:
+    """A CLAUDE.md eco-mem could have written: anything else holds no block of ours."""
+    try:
+        target(root, path, follow=True)
+    except UnsafeTarget:
+        return False
+    return True
 
 
 def _remove_claude_link(root: Path) -> bool:
@@ -123,6 +140,5 @@ def _remove_claude_link(root: Path) -> bool:
     link = root / CLAUDE_LINK
     skill = (root / protocol.SKILL_DIR).resolve()
     if link.is_symlink() and link.resolve() == skill:
-        link.unlink()
-        return True
+        return remove(root, link)
     return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import protocol
+from ..safe_open import replace
 from ..store.catalog import parse_catalog
 from ..store.load import INDEX
 
@@ -31,6 +32,5 @@ def strip_desk_rows(root: Path) -> int:
         return 0
     gone = {row.line - 1 for row in rows}
     kept = [line for number, line in enumerate(lines) if number not in gone]
-    with index.open("w", encoding="utf-8", newline="") as handle:
-        handle.write("".join(kept))
+    replace(root, index, "".join(kept))
     return len(rows)

@@ -293,31 +293,10 @@ def _check_inside(root, path: str) -> None:
 
 
 def write_settings(root, path: str, data: bytes) -> None:
-    """The one writer of settings.json: inside the repository only, all or nothing.
+    """The one writer of settings.json, through safe_open like every other host file:
+    inside the repository only (a link inside it is written through), a regular file,
+    written in place so its permissions stay."""
+    from .. import safe_open
 
-    The bytes go to a temporary file beside the real target, which then replaces it, so
-    an interrupted write never leaves half a file, and a link inside the repository stays
-    a link. The file keeps its permissions.
-    """
-    folder = os.path.dirname(path)
-    if not os.path.lexists(folder):
-        _check_inside(root, folder)
-        os.mkdir(folder)
-    _check_inside(root, path)
-    target = os.path.realpath(path)
-    temporary = f"{target}.eco-mem-tmp"
-    mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else None
-    if os.path.lexists(temporary):  # left by an interrupted run; never written through
-        os.unlink(temporary)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    descriptor = os.open(temporary, flags, 0o666)
-    try:
-        with open(descriptor, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    safe_open.make_folders(root, os.path.dirname(path))
+    safe_open.write_bytes(root, path, data, follow=True)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..git import output as git_output
+from ..safe_open import remove, replace, write_text
 from ..store.catalog import parse_catalog, split_cells
 from ..store.load import INDEX
 from ..store.rows import row_text
@@ -53,13 +54,12 @@ def stash(root: Path) -> int:
             "columns": catalog.columns,
             "rows": [lines[number].rstrip("\r\n") for number in sorted(row_lines)],
         }
-        path.write_text(
-            "".join(line for n, line in enumerate(lines) if n not in row_lines), encoding="utf-8"
-        )
+        replace(root, path, "".join(line for n, line in enumerate(lines) if n not in row_lines))
         git_output(root, "add", "--", str(path))
         moved += len(row_lines)
     if saved:
-        _stash_path(root).write_text(json.dumps(saved, indent=1), encoding="utf-8")
+        stash_file = _stash_path(root)
+        write_text(stash_file.parent, stash_file, json.dumps(saved, indent=1))
     return moved
 
 
@@ -92,10 +92,10 @@ def restore(root: Path, renames: dict[str, dict[str, str]]) -> int:
             for row in table["rows"]
         ]
         lines[end:end] = rows
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        replace(root, path, "\n".join(lines) + "\n")
         git_output(root, "reset", "-q", "--", str(path))
         restored += len(rows)
-    stash_file.unlink()
+    remove(stash_file.parent, stash_file)
     return restored
 
 

@@ -231,20 +231,23 @@ def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False
     return [f"!/{_escape(anchored)}"]
 
 
-def _read(path: Path) -> str | None:
-    if not path.exists():
+def _read(root: Path, path: Path) -> str | None:
+    from ..safe_open import target  # writers only: verify imports this module
+
+    real = target(root, path, follow=True)  # never a link out of the repository
+    if not os.path.exists(real):
         return None
-    with path.open(encoding="utf-8", newline="") as handle:
+    with open(real, encoding="utf-8", newline="") as handle:
         return handle.read()
 
 
-def _write(path: Path, text: str | None) -> None:
+def _write(root: Path, path: Path, text: str | None) -> None:
+    from ..safe_open import remove, write_text
+
     if text is None:
-        if path.exists():
-            path.unlink()
+        remove(root, path)
         return
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+    write_text(root, path, text, follow=True)
 
 
 def compose(host: str, rules: list[str]) -> str | None:
@@ -256,7 +259,7 @@ def compose(host: str, rules: list[str]) -> str | None:
     return upsert_block(host, [BLOCK_NOTE, *rules], GITIGNORE, MARKERS)
 
 
-def track(root: Path) -> tuple[list[str], bool]:
+def track(root: Path, extra: list[str] | None = None) -> tuple[list[str], bool]:
     """Rewrite the block in the root .gitignore so nothing eco-mem keeps is hidden.
 
     Returns the block's rules (empty when the host hides nothing and the block
@@ -269,11 +272,11 @@ def track(root: Path) -> tuple[list[str], bool]:
     would put desks into git or the rules cannot be found.
     """
     gitignore = root / GITIGNORE
-    original = _read(gitignore)
+    original = _read(root, gitignore)
     from .markers import remove_block
 
     host = remove_block(original or "", GITIGNORE, MARKERS)
-    paths = paths_to_keep(root)
+    paths = list(dict.fromkeys(paths_to_keep(root) + (extra or [])))
     rules: list[str] = []
     nested_lines: dict[str, list[str]] = {}  # nested .gitignore -> lines it needs
     nested_originals: dict[str, str | None] = {}
@@ -282,7 +285,7 @@ def track(root: Path) -> tuple[list[str], bool]:
         # Rules are tried in place: only git's own reading of the real files
         # is trustworthy, and the host's lines are never touched meanwhile.
         for _ in range(MAX_ROUNDS):
-            _write_if_changed(gitignore, compose(host, rules))
+            _write_if_changed(root, gitignore, compose(host, rules))
             hides = shallowest_hidden(root, paths)
             if not hides:
                 break
@@ -290,10 +293,10 @@ def track(root: Path) -> tuple[list[str], bool]:
             nested_hides.update(nested)
             for source, lines in _nested_rules(root, nested, paths).items():
                 if source not in nested_originals:
-                    nested_originals[source] = _read(root / source)
+                    nested_originals[source] = _read(root, root / source)
                 wanted = nested_lines.setdefault(source, [])
                 wanted += [line for line in lines if line not in wanted]
-                _write(root / source, _with_lines(nested_originals[source], wanted))
+                _write(root, root / source, _with_lines(nested_originals[source], wanted))
             for prefix, hide in hides.items():
                 if not hide.nested:
                     rules += [rule for rule in reinclude_rules(root, prefix) if rule not in rules]
@@ -306,16 +309,62 @@ def track(root: Path) -> tuple[list[str], bool]:
                 f" restore its {GITIGNORE} (it ignores every file but INDEX.md and itself)"
             )
     except BaseException:
-        _write_if_changed(gitignore, original)
+        _write_if_changed(root, gitignore, original)
         raise
     finally:
         for source, text in nested_originals.items():
-            _write_if_changed(root / source, text)
+            _write_if_changed(root, root / source, text)
     changed = compose(host, rules) != original
     # The trial lines are gone again: whatever git still hides is the host's to fix.
     if nested_lines and shallowest_hidden(root, paths):
         raise NestedRules(_nested_advice(nested_hides, nested_lines, rules, changed))
     return rules, changed
+
+
+def keep_new_entries(root: Path, paths: list[str], check: IgnoreCheck | None = None) -> str:
+    """Make sure git would commit the entry files a write is about to create.
+
+    `paths` are repo-relative; `check` is an IgnoreCheck of them started earlier, so
+    git answers while the caller works. Nothing is hidden (or this is no git work
+    tree): "" and one git call. Hidden by a rule the root .gitignore can override:
+    `track` re-includes them, and the line to show says so. Otherwise TrackError,
+    one line, with the root .gitignore as it was: the caller refuses the write.
+    """
+    try:
+        hidden = (check or IgnoreCheck(root, paths)).hidden()
+    except NotAWorkTree:
+        return ""
+    if not hidden:
+        return ""
+    path, hide = sorted(hidden.items())[0]
+    gitignore = root / GITIGNORE
+    original = _read(root, gitignore)
+    try:
+        track(root, extra=paths)
+        still = ask_git(root, paths)
+    except NestedRules:
+        still = hidden
+    except TrackError as error:  # the .gitignore block cannot be written as it must be
+        _write_if_changed(root, gitignore, original)
+        first = str(error).splitlines()[0]
+        raise TrackError(
+            f"{path} would never reach a commit: git ignores it by {hide}, and {first}"
+        ) from None
+    except BaseException:
+        _write_if_changed(root, gitignore, original)
+        raise
+    if still:
+        _write_if_changed(root, gitignore, original)
+        path, hide = sorted(still.items())[0]
+        raise TrackError(
+            f"{path} would never reach a commit: git ignores it by {hide}, a rule the root"
+            f" {GITIGNORE} cannot override; change that rule (`{TRACK_COMMAND}` lists the"
+            " lines a nested .gitignore needs) or choose another name"
+        )
+    return (
+        f"{GITIGNORE}: git ignored {path} by {hide}; eco-mem's block there re-includes it"
+        f" now: commit {GITIGNORE} with the entry"
+    )
 
 
 class NestedRules(TrackError):
@@ -330,9 +379,9 @@ def _with_lines(text: str | None, lines: list[str]) -> str:
     return text + "".join(line + "\n" for line in lines)
 
 
-def _write_if_changed(path: Path, text: str | None) -> None:
-    if _read(path) != text:
-        _write(path, text)
+def _write_if_changed(root: Path, path: Path, text: str | None) -> None:
+    if _read(root, path) != text:
+        _write(root, path, text)
 
 
 def _nested_rules(root: Path, nested: dict[str, Hide], paths: list[str]) -> dict[str, list[str]]:

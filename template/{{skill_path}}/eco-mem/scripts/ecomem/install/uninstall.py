@@ -19,7 +19,7 @@ import shutil
 from collections import namedtuple
 from pathlib import Path
 
-from .. import protocol
+from .. import protocol, safe_open
 from ..errors import UsageError
 from ..git import git, output, run_git
 from ..paths import inside
@@ -51,13 +51,13 @@ def _read(path: Path, name: str) -> str:
         raise UsageError(f"{name}: not UTF-8 text ({error.reason}); nothing removed") from None
 
 
-def _write(path: Path, text: str) -> None:
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+def _write(root: Path, path: Path, text: str) -> None:
+    safe_open.write_text(root, path, text, follow=True)
 
 
-def _unlink(path: Path):
-    return lambda: path.unlink()
+def _unlink(root: Path, path: Path):
+    """Deleting `path` later: the link itself if it is one, never what it points at."""
+    return lambda: safe_open.remove(root, path)
 
 
 def _block(root: Path, step: str, name: str, markers: tuple[str, str]) -> list[Change]:
@@ -80,10 +80,10 @@ def _block(root: Path, step: str, name: str, markers: tuple[str, str]) -> list[C
         return []
     host = _unterminated_before(root, name, host)
     if not host and not path.is_symlink():
-        return [Change(step, "delete", name, "held only the eco-mem block", _unlink(path))]
+        return [Change(step, "delete", name, "held only the eco-mem block", _unlink(root, path))]
     real = path.resolve()
     shown = name if real == path.absolute() else f"{name} (in {real.relative_to(root.resolve())})"
-    return [Change(step, "edit", shown, "eco-mem block removed", lambda: _write(real, host))]
+    return [Change(step, "edit", shown, "eco-mem block removed", lambda: _write(root, real, host))]
 
 
 ENDINGS = ("\r\n", "\n", "\r")
@@ -198,7 +198,9 @@ def claude_link(root: Path, options) -> list[Change]:
     target = os.path.normpath(os.path.join(os.path.realpath(link.parent), os.readlink(link)))
     if target != os.path.realpath(root / protocol.SKILL_DIR):
         return []
-    return [Change("claude link", "delete", track.CLAUDE_LINK, "link to the skill", _unlink(link))]
+    return [
+        Change("claude link", "delete", track.CLAUDE_LINK, "link to the skill", _unlink(root, link))
+    ]
 
 
 def claude_hook(root: Path, options) -> list[Change]:
@@ -214,7 +216,11 @@ def claude_hook(root: Path, options) -> list[Change]:
     if _empty_object(planned) and _before_install(root, hooks.SETTINGS) is None:
         return [
             Change(
-                "claude hook", "delete", hooks.SETTINGS, "held only eco-mem's hook", _unlink(path)
+                "claude hook",
+                "delete",
+                hooks.SETTINGS,
+                "held only eco-mem's hook",
+                _unlink(root, path),
             )
         ]
     write = lambda: hooks.write_settings(root, os.fspath(path), planned)  # noqa: E731
@@ -247,7 +253,7 @@ def workflow(root: Path, options) -> list[Change]:
         except (OSError, UnicodeDecodeError):
             continue
         if script in text:
-            changes.append(Change("workflow", "delete", name, note, _unlink(path)))
+            changes.append(Change("workflow", "delete", name, note, _unlink(root, path)))
     return changes
 
 
@@ -259,13 +265,15 @@ def answers(root: Path, options) -> list[Change]:
     path = root / protocol.ANSWERS_FILE
     if not path.is_file() or path.is_symlink():
         return []
-    return [Change("answers", "delete", protocol.ANSWERS_FILE, "copier answers", _unlink(path))]
+    return [
+        Change("answers", "delete", protocol.ANSWERS_FILE, "copier answers", _unlink(root, path))
+    ]
 
 
 def _tree(root: Path, step: str, relpath: str, note: str) -> list[Change]:
     path = root / relpath
     if path.is_symlink():  # a link the host made: remove the link, never what it points at
-        return [Change(step, "delete", relpath, note + " (a link)", _unlink(path))]
+        return [Change(step, "delete", relpath, note + " (a link)", _unlink(root, path))]
     if not path.is_dir():
         return []
     if not inside(path, root):
@@ -286,7 +294,9 @@ def memory(root: Path, options) -> list[Change]:
     ):
         path = root / relpath
         if path.is_file() and not path.is_symlink():
-            changes.append(Change("memory tool files", "delete", relpath, note, _unlink(path)))
+            changes.append(
+                Change("memory tool files", "delete", relpath, note, _unlink(root, path))
+            )
     return changes
 
 

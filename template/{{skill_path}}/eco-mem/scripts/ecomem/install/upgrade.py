@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 from .. import protocol
 from ..errors import UsageError
 from ..git import git
+from ..safe_open import make_folders, replace, write_text
 from ..store.load import INDEX
 from .answers import read_answers, read_text
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
@@ -98,8 +98,8 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
         for drawer in missing:
             source = Path(scratch) / protocol.MEMORY_DIR / drawer / INDEX
             if source.is_file():
-                (memory / drawer).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, memory / drawer / INDEX)
+                make_folders(root, memory / drawer)
+                replace(root, memory / drawer / INDEX, source.read_bytes())
                 restored.append(f"{protocol.MEMORY_DIR}/{drawer}/INDEX.md")
         return restored
 
@@ -166,11 +166,11 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
     new, count = re.subn(r"(?m)^_src_path:.*$", f"_src_path: {source}", text)
     if count != 1:
         raise UsageError(f"{protocol.ANSWERS_FILE} has no single `_src_path:` line to change")
-    answers_file.write_text(new, encoding="utf-8")
+    write_text(root, answers_file, new, follow=True)
     message = f"eco-mem: the template now lives at {source}"
     committed = git(root, "commit", "-q", "-m", message, "--", protocol.ANSWERS_FILE)
     if committed.returncode != 0:
-        answers_file.write_text(text, encoding="utf-8")
+        write_text(root, answers_file, text, follow=True)
         raise UsageError(f"could not commit the new _src_path: {committed.stderr.strip()}")
     print(f"{protocol.ANSWERS_FILE}: _src_path is now {source} (committed)")
 

@@ -2,6 +2,8 @@
 
 The operating system drops the lock when its holder exits, even on `kill -9`, so a crashed
 command never leaves a stale lock behind for a human to delete; an O_EXCL lock file would.
+The lock file is a regular file or nothing: a link or anything else at its path (a
+commit can put one there) stops every write with one line, before a byte is written.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..errors import UsageError
+from ..safe_open import open_fd
 from ..store.load import WORKING_LOCK as LOCK_NAME
 
 TIMEOUT_SECONDS = 20.0
@@ -37,8 +41,8 @@ except ImportError:  # Windows: lock the file's first byte instead
         return True
 
 
-class LockTimeout(Exception):
-    pass
+class LockTimeout(UsageError):
+    """Another writer held the lock for the whole wait (exit 2, naming its pid)."""
 
 
 def lock_path(memory: Path) -> Path:
@@ -46,15 +50,16 @@ def lock_path(memory: Path) -> Path:
 
 
 @contextmanager
-def store_lock(memory: Path, timeout: float | None = None):
-    """Hold the store's write lock for the `with` block, waiting up to `timeout` seconds."""
+def store_lock(root: Path, memory: Path, timeout: float | None = None):
+    """Hold the write lock of the store `memory` (in the repository `root`) for the `with`
+    block, waiting up to `timeout` seconds."""
     if timeout is None:
         try:
             timeout = float(os.environ.get(TIMEOUT_VARIABLE) or TIMEOUT_SECONDS)
         except ValueError:
             timeout = TIMEOUT_SECONDS
     path = lock_path(memory)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_fd(root, path, os.O_RDWR, mode=0o644)
     try:
         deadline = time.monotonic() + timeout
         # Jitter the polls so waiting writers do not wake in lockstep.
@@ -62,10 +67,12 @@ def store_lock(memory: Path, timeout: float | None = None):
         while not _try_lock(fd):
             if time.monotonic() >= deadline:
                 os.lseek(fd, 0, os.SEEK_SET)
-                holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+                said = os.read(fd, 32).decode("ascii", "replace").split()
+                holder = said[0] if said and said[0].isdigit() else "unknown"
                 raise LockTimeout(
                     f"memory is locked by another eco_mem.py (pid {holder}) through {path};"
-                    f" waited {timeout:.0f}s, retry when it finishes"
+                    f" waited {timeout:.0f}s ({TIMEOUT_VARIABLE} sets how long), retry when"
+                    " it finishes"
                 )
             time.sleep(pause)
             pause = min(pause * 1.5, 0.1)

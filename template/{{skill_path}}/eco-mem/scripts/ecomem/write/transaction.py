@@ -15,46 +15,23 @@ import os
 import shutil
 from pathlib import Path
 
+from .. import safe_open
 from ..errors import UsageError
 from ..paths import escapes
+from ..safe_open import TEMP_PREFIX, remove, replace
 from ..store.load import WORKING_PENDING as PENDING_NAME
 
 MANIFEST = "manifest.json"
-TEMP_PREFIX = ".eco-mem-tmp-"
 
 
 def pending_path(memory: Path) -> Path:
     return memory / "working" / PENDING_NAME
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` by rename: readers see the old file or the new one, never half."""
-    temp = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-{path.name}")
-    try:
-        with open(temp, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.lexists(temp):
-            os.unlink(temp)
-        raise
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    # A rename is durable only once its folder is flushed; not every platform can.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+def write_atomic(root: Path, path: Path, text: str) -> None:
+    """Replace `path` with `text` by rename: readers see the old file or the new one, never half.
+    The path must be a regular file or nothing, inside the repository `root` (safe_open)."""
+    replace(root, path, text.encode("utf-8"))
 
 
 def _keep_old_version(target: Path, backup: Path) -> None:
@@ -65,8 +42,15 @@ def _keep_old_version(target: Path, backup: Path) -> None:
         shutil.copy2(target, backup, follow_symlinks=False)
 
 
-def apply(memory: Path, changes: list[tuple[Path, str | None]]) -> None:
-    """Write (text) or delete (None) each target, in order, all or nothing. Hold the lock."""
+def apply(root: Path, memory: Path, changes: list[tuple[Path, str | None]]) -> None:
+    """Write (text) or delete (None) each target, in order, all or nothing. Hold the lock.
+    No target may be a link, nor lead out of the repository `root`: all are checked
+    before the first write, so a refusal leaves nothing to undo."""
+    for target, text in changes:
+        if text is not None:
+            safe_open.target(root, target)
+        else:
+            safe_open.check_folder(root, target)
     pending = pending_path(memory)
     os.mkdir(pending)
     manifest = []
@@ -75,24 +59,28 @@ def apply(memory: Path, changes: list[tuple[Path, str | None]]) -> None:
         if existed:
             _keep_old_version(target, pending / str(number))
         manifest.append({"path": os.path.relpath(target, memory), "existed": existed})
-    write_atomic(pending / MANIFEST, json.dumps(manifest))
+    write_atomic(root, pending / MANIFEST, json.dumps(manifest))
     try:
         for target, text in changes:
             if text is None:
-                if os.path.lexists(target):
-                    os.unlink(target)
+                remove(root, target)
             else:
-                write_atomic(target, text)
+                write_atomic(root, target, text)
     except BaseException:
-        roll_back(memory)
+        roll_back(root, memory)
         raise
     os.unlink(pending / MANIFEST)  # the commit point
     shutil.rmtree(pending)
 
 
-def roll_back(memory: Path) -> bool:
+def roll_back(root: Path, memory: Path) -> bool:
     """Undo a change that did not commit. True if there was one to undo. Hold the lock."""
     pending = pending_path(memory)
+    if os.path.islink(pending):  # only eco-mem makes this folder, and never as a link
+        raise safe_open.UnsafeTarget(
+            f"{pending} is a symlink, not a write journal eco-mem made; delete it, then run"
+            " the command again"
+        )
     if not os.path.isdir(pending):
         return False
     manifest_path = pending / MANIFEST
@@ -102,6 +90,7 @@ def roll_back(memory: Path) -> bool:
         for number in reversed(range(len(manifest))):
             item = manifest[number]
             target = memory / item["path"]
+            safe_open.check_folder(root, target)
             if item["existed"]:
                 os.replace(pending / str(number), target)
             elif os.path.lexists(target):

@@ -7,12 +7,15 @@ the changes; only a clean result reaches the disk.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 from .. import protocol
 from ..errors import Refused, UsageError
+from ..findings import ERROR, Finding
 from ..store.load import INDEX, Store, load_store
 from ..store.rows import file_text
 from . import gate, transaction
@@ -31,8 +34,8 @@ def finish_interrupted(root: Path) -> bool:
     memory = memory_folder(root)
     if not transaction.pending_path(memory).exists():
         return False  # the common case costs one stat and no lock
-    with store_lock(memory):
-        return transaction.roll_back(memory)
+    with store_lock(root, memory):
+        return transaction.roll_back(root, memory)
 
 
 Build = Callable[[Store, date], "tuple[list[gate.Change], dict]"]
@@ -42,15 +45,53 @@ def write(root: Path, build: Build) -> dict:
     """Run `build` on the current store, gate its changes, apply them. Returns its report."""
     memory = memory_folder(root)
     today = date.today()
-    with store_lock(memory):
-        transaction.roll_back(memory)
+    with store_lock(root, memory):
+        transaction.roll_back(root, memory)
         store, _ = load_store(root)
         changes, report = build(store, today)
+        ordered = _ordered(memory, changes)
+        fresh = _new_entries(root, ordered)
+        asked = _ask_git(root, fresh)  # git answers while the gate runs
         findings = gate.check(store, changes, today)
         if findings:
             raise Refused(findings)
-        transaction.apply(memory, _ordered(memory, changes))
+        _keep_in_git(root, fresh, asked)
+        transaction.apply(root, memory, ordered)
     return report
+
+
+def _new_entries(root: Path, ordered: list[tuple[Path, str | None]]) -> list[str]:
+    """The entry files this write creates, repo-relative (desks aside: they stay local)."""
+    working = root / protocol.MEMORY_DIR / "working"
+    return [
+        os.path.relpath(target, root).replace(os.sep, "/")
+        for target, text in ordered
+        if text is not None and target.parent != working and not os.path.lexists(target)
+    ]
+
+
+def _ask_git(root: Path, fresh: list[str]):
+    if not fresh:
+        return None
+    from ..install.track import IgnoreCheck
+
+    return IgnoreCheck(root, fresh)
+
+
+def _keep_in_git(root: Path, fresh: list[str], asked) -> None:
+    """Re-include an entry file git's ignore rules would hide, or refuse the write
+    before it starts."""
+    if not fresh:
+        return
+    from ..install import track
+
+    try:
+        said = track.keep_new_entries(root, fresh, asked)
+    except track.TrackError as error:
+        path, _, message = str(error).partition(" ")
+        raise Refused([Finding(path, 0, "git.ignored", ERROR, message)]) from None
+    if said:
+        print(said, file=sys.stderr)
 
 
 def _ordered(memory: Path, changes: list[gate.Change]) -> list[tuple[Path, str | None]]:

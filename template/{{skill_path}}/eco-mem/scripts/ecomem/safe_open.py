@@ -1,0 +1,236 @@
+"""The one way eco-mem opens a file to write it: inside the repository, a regular file.
+
+A repository can commit a symlink anywhere, and an ordinary open() follows it: a link
+at the lock's path, at a catalog's, at .gitattributes, would have a write land on some
+other file of the machine. Every writer therefore names the repository root with the
+path it writes, and gets the file only when:
+
+- the place the bytes land, every link resolved, lies inside the repository and not
+  under its `.git` folder (hooks live there);
+- that place is a regular file or does not exist yet (a FIFO would block, a device
+  never ends, a folder is not text);
+- the path itself is not a link, for eco-mem's own files (memory, the lock). Host
+  files (AGENTS.md, CLAUDE.md, .gitignore, .gitattributes) may be links to a file
+  inside the repository, a layout many hosts use on purpose; they are written
+  through, and the writer names the file that changed.
+
+The final open adds O_NOFOLLOW where the system has it, so a link swapped in after
+the check fails the open instead of being followed. A refusal is UnsafeTarget, a
+UsageError: one line naming the file, exit 2, nothing written.
+
+No pathlib: git's merge driver writes its result through here.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from .errors import UsageError
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block the open
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation below io
+TEMP_PREFIX = ".eco-mem-tmp-"
+# Whether this process has changed a file yet: a report lost to a reader that left
+# then no longer turns the exit status into an I/O error (see eco_mem.py).
+changed = False
+
+
+class UnsafeTarget(UsageError):
+    """A write would leave the repository or land on something that is not a regular file."""
+
+
+def _shown(root: str, path: str) -> str:
+    """`path` as the user knows it: relative to the repository when it lies under it."""
+    try:
+        relative = os.path.relpath(path, root)
+    except ValueError:  # Windows: another drive
+        return path
+    return path if relative.startswith("..") else relative.replace(os.sep, "/")
+
+
+def target(root, path, follow: bool = False) -> str:
+    """The real path a write to `path` changes, after every check above; UnsafeTarget if none.
+
+    With `follow`, a link at `path` itself is written through when it stays inside the
+    repository; without it, a link there is refused. Links in the folders above are
+    always resolved and judged by where they lead.
+    """
+    root, path = os.fspath(root), os.fspath(path)
+    shown = _shown(root, path)
+    real_root = os.path.realpath(root)
+    if os.path.islink(path):
+        real = os.path.realpath(path)
+        if not follow:
+            raise UnsafeTarget(
+                f"{shown} is a symlink (to {real}); eco-mem keeps its own files as regular"
+                " files and never writes through a link there: delete the link (git rm it"
+                " if it is committed), then run the command again"
+            )
+        if not _inside(real, real_root):
+            raise UnsafeTarget(
+                f"{shown} is a link leading out of the repository (to {real}); eco-mem writes"
+                " only inside it: point the link at a file in the repository, or replace it"
+                " with one, then run the command again"
+            )
+    else:
+        real = check_folder(root, path)
+    if real != real_root and real[len(real_root) :].lstrip(os.sep).split(os.sep)[0] == ".git":
+        raise UnsafeTarget(f"{shown} leads into .git; eco-mem never writes there through a path")
+    try:
+        info = os.lstat(real)
+    except FileNotFoundError:
+        return real
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeTarget(f"{shown} {_kind(info.st_mode)}; eco-mem writes only regular files")
+    return real
+
+
+def _inside(real: str, real_root: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a folder"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO"
+    if stat.S_ISLNK(mode):
+        return "is a link that does not resolve (a loop)"
+    return "is not a regular file (a device or socket)"
+
+
+def open_fd(root, path, flags: int, follow: bool = False, mode: int = 0o666) -> int:
+    """os.open of the file a write to `path` changes (see `target`), checked once more
+    through the open descriptor. `flags` are O_WRONLY or O_RDWR plus extras, never
+    O_TRUNC: a file is truncated only once it is known to be regular."""
+    real = target(root, path, follow)
+    shown = _shown(os.fspath(root), os.fspath(path))
+    try:
+        fd = os.open(real, flags | os.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC | BINARY, mode)
+    except OSError as error:
+        # ELOOP: a link was put in its place since the check; ENXIO: a FIFO nobody reads.
+        if error.errno in (errno.ELOOP, errno.ENXIO):
+            raise UnsafeTarget(f"{shown} became a link or a FIFO while being opened") from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise UnsafeTarget(f"{shown} {_kind(info.st_mode)}; eco-mem writes only regular files")
+    return fd
+
+
+def open_write(root, path, follow: bool = False, binary: bool = False, newline: str | None = ""):
+    """The file a write to `path` changes, emptied and open for writing (text: UTF-8,
+    line ends written as given unless `newline` says otherwise)."""
+    global changed
+    fd = open_fd(root, path, os.O_WRONLY, follow)
+    try:
+        os.ftruncate(fd, 0)
+        changed = True
+        if binary:
+            return os.fdopen(fd, "wb")
+        return os.fdopen(fd, "w", encoding="utf-8", newline=newline)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_text(root, path, text: str, follow: bool = False, newline: str | None = "") -> None:
+    """Write `text` over the file a write to `path` changes, in place (mode, owner and
+    hard links kept): for host files."""
+    with open_write(root, path, follow, newline=newline) as handle:
+        handle.write(text)
+
+
+def write_bytes(root, path, data: bytes, follow: bool = False) -> None:
+    with open_write(root, path, follow, binary=True) as handle:
+        handle.write(data)
+
+
+def replace(root, path, data, follow: bool = False) -> str:
+    """Replace `path` by a temp file and rename, so readers see the old file or the new one.
+
+    `data` is bytes, or text written as UTF-8 with LF. The temp file is created beside
+    the target, exclusively and without following links; returns the path written.
+    """
+    global changed
+    real = target(root, path, follow)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    folder, name = os.path.split(real)
+    temp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{name}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC | BINARY
+    try:
+        fd = os.open(temp, flags, 0o666)
+    except (
+        FileExistsError
+    ):  # left by a killed writer with our pid, or committed: never ours to keep
+        os.unlink(temp)
+        fd = os.open(temp, flags, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, real)
+        changed = True
+    except BaseException:
+        if os.path.lexists(temp):
+            os.unlink(temp)
+        raise
+    sync_folder(folder)
+    return real
+
+
+def sync_folder(folder) -> None:
+    """Flush a folder, so a rename in it survives a crash; not every platform can."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def check_folder(root, path) -> str:
+    """`path` with its folder's links resolved (the name itself kept, a link or not),
+    or UnsafeTarget when that folder lies outside the repository."""
+    root, path = os.fspath(root), os.fspath(path)
+    folder, name = os.path.split(path)
+    real = os.path.join(os.path.realpath(folder or os.curdir), name)
+    if not _inside(real, os.path.realpath(root)):
+        raise UnsafeTarget(
+            f"{_shown(root, path)}: a folder on its path is a link leading out of the"
+            f" repository (to {os.path.dirname(real)}); eco-mem writes only inside it"
+        )
+    return real
+
+
+def remove(root, path) -> bool:
+    """Delete `path` itself (a link is removed, never followed), when its folder lies
+    inside the repository. True if something was there to delete."""
+    real = check_folder(root, path)
+    global changed
+    if not os.path.lexists(real):
+        return False
+    os.unlink(real)
+    changed = True
+    return True
+
+
+def make_folders(root, folder) -> None:
+    """os.makedirs for a folder that must end up inside the repository."""
+    root, folder = os.fspath(root), os.fspath(folder)
+    if not _inside(os.path.realpath(folder), os.path.realpath(root)):
+        raise UnsafeTarget(
+            f"{_shown(root, folder)} leads out of the repository; eco-mem writes only inside it"
+        )
+    os.makedirs(folder, exist_ok=True)
