@@ -19,14 +19,6 @@ if sys.pycache_prefix is None:
     # the prefix above already does that, so caching stays on.
     sys.dont_write_bytecode = False
 
-if __name__ == "__main__" and sys.argv[1:2] == ["merge-catalog"]:
-    # git's merge driver, a new process per conflicted catalog inside a merge:
-    # skip the command line parser and all it imports (see commands/merge_catalog.py).
-    from ecomem.commands import merge_catalog
-
-    if merge_catalog.is_driver_call(sys.argv[1:]):
-        sys.exit(merge_catalog.drive(sys.argv[2:]))
-
 from ecomem.cli import main
 
 if __name__ == "__main__":
