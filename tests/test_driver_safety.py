@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from copier.errors import CopierError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.helpers import MEMORY, SKILL, commit_all, copy_template, git, init_repo, replace_in
 from tests.memory_helpers import fact, mem
@@ -398,3 +400,119 @@ def test_the_copy_follows_the_scripts_only_when_eco_mem_runs(repo: Path) -> None
     assert fresh.name.removeprefix("merge-driver-") in git(repo, "config", f"{SECTION}.driver")
     rows_in_one_gap(repo)
     assert run_git(repo, "merge", "--no-edit", "theirs-side").returncode == 0
+
+
+# Randomized three-way merges of one catalog, each a real `git merge` through the
+# driver as configured, checked against the rules of docs/teamwork.md computed
+# here on their own. Examples scale with the Hypothesis profile (conftest.py);
+# ECO_MEM_MERGE_EXAMPLES sets the count for a long run.
+IDENTITIES = tuple(f"row-{letter}" for letter in "bdfhjlnp")
+CHANGE = st.sampled_from(["keep", "keep", "keep", "keep", "drop", "v1", "v2"])
+NOTE = "Confirmed facts about this repository"
+
+
+@st.composite
+def three_catalogs(draw) -> tuple[dict, dict, dict, str]:
+    """base, ours, theirs ({identity: version or None}) and who edits the note above."""
+    base, ours, theirs = {}, {}, {}
+    for identity in IDENTITIES:
+        base[identity] = draw(st.sampled_from([None, "v0"]))
+        for side in (ours, theirs):
+            change = draw(CHANGE)
+            side[identity] = {"keep": base[identity], "drop": None}.get(change, change)
+    return base, ours, theirs, draw(st.sampled_from(["nobody", "ours", "theirs", "both"]))
+
+
+def catalog_row(identity: str, version: str) -> str:
+    return f"| {identity} | {identity} {version} | 2024-01-01 | verified | {identity}.md |"
+
+
+def expected_merge(base: dict, ours: dict, theirs: dict) -> tuple[list[str], bool]:
+    """(every row line the merged file must hold, sorted; whether the merge must stop)."""
+    rows, stops = [], False
+    for identity in IDENTITIES:
+        b, o, t = base[identity], ours[identity], theirs[identity]
+        if o == t or t == b:
+            kept = [o]
+        elif o == b:
+            kept = [t]
+        else:  # changed differently on both sides: both versions stay, between markers
+            kept, stops = [o, t], True
+        rows += [catalog_row(identity, version) for version in kept if version is not None]
+    return sorted(rows), stops
+
+
+@pytest.fixture(scope="module")
+def playground(store: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A clone to merge in, and the semantic catalog's lines down to the table head."""
+    repo = tmp_path_factory.mktemp("playground") / "repo"
+    shutil.copytree(store, repo, symlinks=True)
+    head = git(repo, "show", f"main:{SEMANTIC}").split("\n")
+    return repo, head[: head.index("|---|---|---|---|---|") + 1]
+
+
+def import_commits(repo: Path, commits: list[tuple[str, str, str]]) -> None:
+    """Write (branch, parent, catalog text) commits in one `git fast-import`."""
+    stream = []
+    for branch, parent, text in commits:
+        data = text.encode("utf-8")
+        stream += [
+            f"commit refs/heads/{branch}\ncommitter T <t@example.invalid> 0 +0000\n",
+            f"data {len(branch)}\n{branch}\nfrom {parent}\n",
+            f"M 100644 inline {SEMANTIC}\ndata {len(data)}\n{text}\n",
+        ]
+    done = subprocess.run(
+        ["git", "fast-import", "--quiet", "--force"],
+        cwd=repo,
+        input="".join(stream).encode("utf-8"),
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+MERGE_EXAMPLES = int(os.environ.get("ECO_MEM_MERGE_EXAMPLES") or 5 * settings.default.max_examples)
+
+
+@settings(
+    max_examples=MERGE_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(versions=three_catalogs())
+def test_randomized_merges_through_the_configured_driver_lose_nothing(
+    playground: tuple[Path, list[str]], versions: tuple[dict, dict, dict, str]
+) -> None:
+    repo, top = playground
+    base, ours, theirs, note = versions
+
+    def catalog(rows: dict, words: str) -> str:
+        lines = [line.replace(NOTE, f"{NOTE} ({words})") for line in top] if words else top
+        rows_text = [catalog_row(i, v) for i, v in sorted(rows.items()) if v is not None]
+        return "\n".join([*lines, *rows_text]) + "\n"
+
+    import_commits(
+        repo,
+        [
+            ("p-base", "refs/heads/main", catalog(base, "")),
+            ("p-ours", "refs/heads/p-base", catalog(ours, "ours" * (note in ("ours", "both")))),
+            (
+                "p-theirs",
+                "refs/heads/p-base",
+                catalog(theirs, "theirs" * (note in ("theirs", "both"))),
+            ),
+        ],
+    )
+    git(repo, "checkout", "-q", "-f", "p-ours")
+    merged = run_git(repo, "merge", "-q", "--no-edit", "p-theirs")
+    text = (repo / SEMANTIC).read_text(encoding="utf-8")
+    if merged.returncode != 0:
+        git(repo, "merge", "--abort")
+
+    rows, stops = expected_merge(base, ours, theirs)
+    assert sorted(line for line in text.splitlines() if line.startswith("| row-")) == rows, text
+    stops = stops or note == "both"
+    assert (merged.returncode != 0) == stops, merged.stdout + merged.stderr + text
+    assert ("<<<<<<<" in text) == stops, text
+    for side in ("ours", "theirs"):
+        if note == side:
+            assert f"{NOTE} ({side})" in text
