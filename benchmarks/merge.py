@@ -12,14 +12,15 @@ the first four an episode too, written with `eco_mem.py new` as an agent would.
              text merge. A merge that stops on a conflict is timed up to the
              stop; `eco_mem.py resolve` and the commit after it are not timed
 
-Git runs the driver as configured in .git/config (`python3 -S <skill>/scripts/
-eco_mem.py merge-catalog %O %A %B %P`, as `track` writes it), through `sh -c`.
-`python3` is found on PATH; the benchmark puts the directory of
-the interpreter running it first on PATH, so a version manager's shim (pyenv's
-costs about 400 ms per start on the development machine) is not what is timed.
-Setup is not timed: each run starts from a fresh copy of the repository, and
-runs the driver once outside the merge, so its bytecode is cached for that
-path as in a clone where eco-mem already ran (the scripts cache it by path).
+Git runs the driver as `track` configures it, through `sh -c`: `git merge-file`
+first, and only when that conflicts `python3 -I -S` on the driver's copy in
+.git/eco-mem/ (see docs/teamwork.md). `python3` is found on PATH; the
+benchmark puts the directory of the interpreter running it first on PATH, so a
+version manager's shim (pyenv's costs about 400 ms per start on the development
+machine) is not what is timed. Setup is not timed: each run starts from a fresh
+copy of the repository, whose driver copy was compiled when it was written, as
+in any clone where eco-mem has run.
+
 Runs are interleaved (see benchmarks/_timing.py); one sample is the mean time
 per merge over the eight. The ratio is driver over baseline, median and min,
 against a target of 1.5x. After timing, the last merged copy of each subject
@@ -86,17 +87,6 @@ def fresh_copy(team: Path, target: Path, driver: bool) -> Path:
     shutil.copytree(team, target, symlinks=True)
     if not driver:
         git(target, "config", "--remove-section", "merge.eco-mem-catalog")
-        return target
-    # Warm the bytecode cache for this path, as any earlier run in the clone would.
-    index = target / MEMORY / "semantic/INDEX.md"
-    scratch = target.parent / f"{target.name}-warm"
-    scratch.mkdir()
-    for name in ("base", "ours", "theirs"):
-        shutil.copyfile(index, scratch / name)
-    versions = [str(scratch / name) for name in ("base", "ours", "theirs")]
-    subprocess.run(
-        ["python3", "-S", SCRIPT, "merge-catalog", *versions], cwd=target, env=ENV, check=True
-    )
     return target
 
 

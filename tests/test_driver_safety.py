@@ -269,7 +269,7 @@ def test_folder_names_starting_with_a_dash_are_refused(
 ) -> None:
     with pytest.raises((CopierError, ValueError)) as failure:
         copy_template(template_repo, dst, **answers)
-    assert "must not start with '-'" in str(failure.value)
+    assert "must not have a folder name starting with '-'" in str(failure.value)
     assert git(dst, "status", "--porcelain", "--ignored") == ""
 
 

@@ -98,13 +98,6 @@ def driver_command(stamp: str) -> str:
     )
 
 
-def config_file(root: Path) -> Path | None:
-    """The config git reads for this work tree: .git/config, or for a linked worktree
-    the common dir's config. None outside git."""
-    dirs = git_dirs(root)
-    return dirs[1] / "config" if dirs else None
-
-
 def _section(line: str) -> bool | None:
     """True for our section's header line, False for another section's, None otherwise."""
     stripped = line.strip()
