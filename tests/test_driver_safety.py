@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from copier.errors import CopierError
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import MEMORY, SKILL, commit_all, copy_template, git, init_repo, replace_in
@@ -490,17 +490,25 @@ def test_randomized_merges_through_the_configured_driver_lose_nothing(
         rows_text = [catalog_row(i, v) for i, v in sorted(rows.items()) if v is not None]
         return "\n".join([*lines, *rows_text]) + "\n"
 
-    import_commits(
-        repo,
-        [
-            ("p-base", "refs/heads/main", catalog(base, "")),
-            ("p-ours", "refs/heads/p-base", catalog(ours, "ours" * (note in ("ours", "both")))),
-            (
-                "p-theirs",
-                "refs/heads/p-base",
-                catalog(theirs, "theirs" * (note in ("theirs", "both"))),
-            ),
-        ],
+    texts = {
+        "base": catalog(base, ""),
+        "ours": catalog(ours, "ours" * (note in ("ours", "both"))),
+        "theirs": catalog(theirs, "theirs" * (note in ("theirs", "both"))),
+    }
+    parents = {
+        "base": "refs/heads/main",
+        "ours": "refs/heads/p-base",
+        "theirs": "refs/heads/p-base",
+    }
+    import_commits(repo, [(f"p-{name}", parents[name], text) for name, text in texts.items()])
+    # Which path the driver takes: git's text merge alone, or Python after it conflicts.
+    for name, text in texts.items():
+        (repo / ".git" / f"p-{name}").write_text(text, encoding="utf-8")
+    plain = run_git(
+        repo, "merge-file", "-p", "-q", *(f".git/p-{n}" for n in ("ours", "base", "theirs"))
+    )
+    event(
+        "the text merge conflicts: Python merges" if plain.returncode else "the text merge is clean"
     )
     git(repo, "checkout", "-q", "-f", "p-ours")
     merged = run_git(repo, "merge", "-q", "--no-edit", "p-theirs")
