@@ -339,7 +339,7 @@ DRIVER_START = (
 DRIVER_END = (
     '/driver.py" %O %A %B %P; s=$?;'
     " if [ ! -e %A.eco-mem ]; then [ $s = 0 ]; exit; fi;"
-    " if [ $m -lt 128 ]; then mv -f %A.eco-mem %A; else rm -f %A.eco-mem; fi; exit 1"
+    " if [ $m -lt 128 ]; then mv -f %A.eco-mem %A; fi; rm -f %A.eco-mem %A.eco-mem-rows; exit 1"
 )
 
 

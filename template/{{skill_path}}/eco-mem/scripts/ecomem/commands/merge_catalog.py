@@ -18,7 +18,7 @@ import os
 import sys
 
 from ..errors import UsageError
-from ..store.merge import TEXT_MERGE_SUFFIX, merge_file_text, merge_lines
+from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX, merge_file_text, merge_lines
 
 HELP = "merge three versions of a drawer INDEX.md row by row (git's merge driver)"
 DESCRIPTION = """\
@@ -100,11 +100,16 @@ def merge_files(base: str, ours: str, theirs: str, where: str, replace: bool = F
     except OSError as error:
         raise UsageError(f"cannot read {error.filename}: {error.strerror}") from None
     merged, result = merge_bytes(*given)
-    target = ours + ".eco-mem-rows" if replace else ours
-    with open(target, "wb") as handle:
-        handle.write(merged)
-    if replace:
-        os.replace(target, ours)
+    target = ours + ROW_MERGE_SUFFIX if replace else ours
+    try:
+        with open(target, "wb") as handle:
+            handle.write(merged)
+        if replace:
+            os.replace(target, ours)
+    except OSError:
+        if replace and os.path.lexists(target):
+            os.unlink(target)
+        raise
     if result.clean:
         return 0
     for identity, _, _ in result.conflicts:

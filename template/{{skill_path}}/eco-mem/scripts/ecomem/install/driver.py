@@ -22,7 +22,7 @@ import zlib
 from pathlib import Path
 
 from ..git import git_dirs
-from ..store.merge import TEXT_MERGE_SUFFIX
+from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX
 
 DRIVER = "eco-mem-catalog"
 DRIVER_NAME = "eco-mem catalog rows, merged row by row"
@@ -81,6 +81,7 @@ def driver_command(stamp: str) -> str:
     is found through `git rev-parse`, in the clone's own git dir wherever it moved.
     """
     text = f"%A{TEXT_MERGE_SUFFIX}"  # git's own text merge of the three; also the token
+    rows = f"%A{ROW_MERGE_SUFFIX}"  # what a row merge that stopped half way may leave
     entry = f'"$(git rev-parse --git-common-dir)/{HOME}/{PREFIX}{stamp}/{ENTRY}"'
     # git's text merge first: rows are placed by key, so concurrent changes mostly
     # touch different lines and its answer is the row-wise one. Only when it
@@ -94,7 +95,7 @@ def driver_command(stamp: str) -> str:
         f" if [ $m = 0 ]; then mv -f {text} %A; exit 0; fi;"
         f" python3 -I -S {entry} %O %A %B %P; s=$?;"
         f" if [ ! -e {text} ]; then [ $s = 0 ]; exit; fi;"
-        f" if [ $m -lt 128 ]; then mv -f {text} %A; else rm -f {text}; fi; exit 1"
+        f" if [ $m -lt 128 ]; then mv -f {text} %A; fi; rm -f {text} {rows}; exit 1"
     )
 
 

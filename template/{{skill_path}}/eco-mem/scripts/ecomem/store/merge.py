@@ -32,6 +32,7 @@ MARKER_SIZE = 7
 # deletes that file only once its own result is in OURS. A file still there means
 # the row merge did not finish, and the text merge, markers and all, is the result.
 TEXT_MERGE_SUFFIX = ".eco-mem"
+ROW_MERGE_SUFFIX = ".eco-mem-rows"  # where the row merge writes before renaming over OURS
 
 
 class Side:
