@@ -12,18 +12,21 @@ the first four an episode too, written with `eco_mem.py new` as an agent would.
              text merge. A merge that stops on a conflict is timed up to the
              stop; `eco_mem.py resolve` and the commit after it are not timed
 
-Git runs the driver as configured in .git/config (`python3 -S <skill>/scripts/
-eco_mem.py merge-catalog %O %A %B %P`, as `track` writes it), through `sh -c`.
-`python3` is found on PATH; the benchmark puts the directory of
-the interpreter running it first on PATH, so a version manager's shim (pyenv's
-costs about 400 ms per start on the development machine) is not what is timed.
-Setup is not timed: each run starts from a fresh copy of the repository, and
-runs the driver once outside the merge, so its bytecode is cached for that
-path as in a clone where eco-mem already ran (the scripts cache it by path).
+Git runs the driver as `track` configures it, through `sh -c`: `git merge-file`
+first, and only when that conflicts `python3 -I -S` on the driver's copy in
+.git/eco-mem/ (see docs/teamwork.md). `python3` is found on PATH; the
+benchmark puts the directory of the interpreter running it first on PATH, so a
+version manager's shim (pyenv's costs about 400 ms per start on the development
+machine) is not what is timed. Setup is not timed: each run starts from a fresh
+copy of the repository, whose driver copy was compiled when it was written, as
+in any clone where eco-mem has run.
+
 Runs are interleaved (see benchmarks/_timing.py); one sample is the mean time
 per merge over the eight. The ratio is driver over baseline, median and min,
-against a target of 1.5x. After timing, the last merged copy of each subject
-is checked to list every entry once. Nothing about timing is asserted.
+against a target of 1.5x. The same ratio of CPU time (user and system, of git
+and every process it starts) moves less when other work shares the machine.
+After timing, the last merged copy of each subject is checked to list every
+entry once. Nothing about timing is asserted.
 
 Reproduce from the repository root, with copier installed (pip install -e '.[test]'):
 
@@ -33,6 +36,7 @@ Reproduce from the repository root, with copier installed (pip install -e '.[tes
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -86,36 +90,33 @@ def fresh_copy(team: Path, target: Path, driver: bool) -> Path:
     shutil.copytree(team, target, symlinks=True)
     if not driver:
         git(target, "config", "--remove-section", "merge.eco-mem-catalog")
-        return target
-    # Warm the bytecode cache for this path, as any earlier run in the clone would.
-    index = target / MEMORY / "semantic/INDEX.md"
-    scratch = target.parent / f"{target.name}-warm"
-    scratch.mkdir()
-    for name in ("base", "ours", "theirs"):
-        shutil.copyfile(index, scratch / name)
-    versions = [str(scratch / name) for name in ("base", "ours", "theirs")]
-    subprocess.run(
-        ["python3", "-S", SCRIPT, "merge-catalog", *versions], cwd=target, env=ENV, check=True
-    )
     return target
 
 
-def merge_all(repo: Path) -> tuple[float, int]:
-    """(seconds spent in `git merge`, how many stopped on a conflict)."""
-    spent, conflicts = 0.0, 0
+def children_cpu() -> float:
+    """CPU seconds (user and system) of every finished child process so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def merge_all(repo: Path) -> tuple[float, float, int]:
+    """(seconds spent in `git merge`, CPU seconds of it and every process it started,
+    how many merges stopped on a conflict)."""
+    spent, cpu, conflicts = 0.0, 0.0, 0
     for branch in BRANCHES:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), children_cpu()
         merged = subprocess.run(
             ["git", "merge", "-q", "--no-edit", branch], cwd=repo, capture_output=True, env=ENV
         )
         spent += time.perf_counter() - start
+        cpu += children_cpu() - start_cpu
         if merged.returncode != 0:
             conflicts += 1
             subprocess.run(
                 [sys.executable, SCRIPT, "resolve"], cwd=repo, check=True, capture_output=True
             )
             git(repo, "commit", "-q", "--no-edit")
-    return spent, conflicts
+    return spent, cpu, conflicts
 
 
 def every_entry_once(repo: Path) -> bool:
@@ -131,26 +132,29 @@ def main() -> None:
         work = Path(tmp)
         team = team_repository(work)
         timings = {name: Timing() for name in SUBJECTS}
+        cpu = {name: Timing() for name in SUBJECTS}
         conflicts = dict.fromkeys(SUBJECTS, 0)
         last: dict[str, Path] = {}
         for round_number in range(runs + 1):  # round 0 warms the disk cache, unrecorded
             order = SUBJECTS if round_number % 2 == 0 else tuple(reversed(SUBJECTS))
             for name in order:
                 repo = fresh_copy(team, work / f"{name}-{round_number}", name == "driver")
-                spent, stopped = merge_all(repo)
+                spent, used, stopped = merge_all(repo)
                 if round_number:
                     timings[name].samples.append(spent / len(BRANCHES))
+                    cpu[name].samples.append(used / len(BRANCHES))
                 conflicts[name] = stopped
                 last[name] = repo
         whole = {name: every_entry_once(last[name]) for name in SUBJECTS}
     print(f"git merge of {len(BRANCHES)} memory branches in turn, {runs} interleaved runs each\n")
     print_table(
-        ("merge", "per merge, median", "min", "conflicts of 8", "every entry once"),
+        ("merge", "per merge, median", "min", "CPU, median", "conflicts of 8", "every entry once"),
         [
             (
                 name,
                 ms(timings[name].median),
                 ms(timings[name].min),
+                ms(cpu[name].median),
                 str(conflicts[name]),
                 "yes" if whole[name] else "NO",
             )
@@ -159,6 +163,8 @@ def main() -> None:
     )
     print()
     print(ratio_line("driver / baseline", timings["driver"], timings["baseline"], TARGET))
+    # CPU time moves less than wall time when other work shares the machine.
+    print(ratio_line("driver / baseline, CPU", cpu["driver"], cpu["baseline"], TARGET))
 
 
 if __name__ == "__main__":

@@ -72,6 +72,9 @@ def path_problem(value: object, other: str = "", other_name: str = "") -> str:
         return "must not contain empty, '.' or '..' segments"
     if parts[0] == ".git":
         return "must not be inside .git/"
+    if any(part.startswith("-") for part in parts):
+        # A command would read such a folder as an option (git, the shell, ours).
+        return "must not have a folder name starting with '-'"
     if other and _nested(path, other):
         return f"must not contain or sit inside {other_name or other} ({other})"
     return ""

@@ -322,26 +322,36 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
     assert (tree / ".git").is_file()
     first = mem(tree, "find", "redis")
     assert first.returncode == 0 and "merge driver set" in first.stderr
-    assert "merge-catalog %O %A %B %P" in git(fresh, "config", DRIVER_KEY)
+    assert "/eco-mem/merge-driver-" in git(fresh, "config", DRIVER_KEY)
+    assert len(list((fresh / ".git/eco-mem").glob("merge-driver-*/driver.py"))) == 1
     config = (fresh / ".git/config").read_bytes()
     again = mem(tree, "find", "redis")
     assert "merge driver" not in again.stderr and (fresh / ".git/config").read_bytes() == config
 
 
-DRIVER = (
+# The command git runs: its text merge first, then the copy in the git dir, named by
+# the checksum of what it holds.
+DRIVER_START = (
     "git merge-file -q -p %A %O %B > %A.eco-mem 2>/dev/null; m=$?;"
     " if [ $m = 0 ]; then mv -f %A.eco-mem %A; exit 0; fi;"
-    f" python3 -S {SCRIPT} merge-catalog %O %A %B %P; s=$?;"
-    " if [ $s -gt 1 ] && [ $m -lt 128 ]; then mv -f %A.eco-mem %A; exit 1; fi;"
-    " rm -f %A.eco-mem; exit $s"
+    ' python3 -I -S "$(git rev-parse --git-common-dir)/eco-mem/merge-driver-'
+)
+DRIVER_END = (
+    '/driver.py" %O %A %B %P; s=$?;'
+    " if [ ! -e %A.eco-mem ]; then [ $s = 0 ]; exit; fi;"
+    " if [ $m -lt 128 ]; then mv -f %A.eco-mem %A; fi; rm -f %A.eco-mem %A.eco-mem-rows; exit 1"
 )
 
 
 def test_an_older_driver_command_is_replaced(fresh: Path) -> None:
-    # Clones configured with an earlier command (Python for every catalog) get this one.
+    # Clones configured by an earlier eco-mem, whose driver ran the work tree's script,
+    # get the command that runs the copy.
     git(fresh, "config", DRIVER_KEY, f"python3 {SCRIPT} merge-catalog %O %A %B %P")
     assert "merge driver set" in ok(mem(fresh, "find", "redis")).stderr
-    assert git(fresh, "config", DRIVER_KEY).strip() == DRIVER
+    command = git(fresh, "config", DRIVER_KEY).strip()
+    assert command.startswith(DRIVER_START) and command.endswith(DRIVER_END), command
+    stamp = command[len(DRIVER_START) : -len(DRIVER_END)]
+    assert (fresh / ".git/eco-mem" / f"merge-driver-{stamp}/driver.py").is_file()
     # Read back from the config text, the quoted value matches: no second write.
     config = (fresh / ".git/config").read_bytes()
     assert "merge driver" not in ok(mem(fresh, "find", "redis")).stderr
@@ -349,14 +359,15 @@ def test_an_older_driver_command_is_replaced(fresh: Path) -> None:
 
 
 def driver_imports(repo: Path, tmp_path: Path, ours, theirs) -> tuple[set[str], str]:
-    """Run the driver as git does (python -S) on main's catalog as base, `ours(text)`,
+    """Run the driver as git does (the copy, python -I -S) on main's catalog as base, `ours(text)`,
     and `theirs(text)` with a row added; (the modules it imported, the merged text)."""
     text = (repo / SEMANTIC).read_text(encoding="utf-8")
     row = "| zebra-crossing | Zebra | 2024-01-01 | verified | zebra-crossing.md |\n"
     versions = {"base": text, "ours": ours(text), "theirs": theirs(text) + row}
     for name, version in versions.items():
         (tmp_path / name).write_text(version, encoding="utf-8")
-    command = [sys.executable, "-S", "-X", "importtime", str(repo / SCRIPT), "merge-catalog"]
+    (entry,) = (repo / ".git/eco-mem").glob("merge-driver-*/driver.py")
+    command = [sys.executable, "-I", "-S", "-X", "importtime", str(entry)]
     done = subprocess.run(
         [*command, *(str(tmp_path / name) for name in versions), SEMANTIC],
         cwd=repo,

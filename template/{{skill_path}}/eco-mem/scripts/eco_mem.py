@@ -28,16 +28,6 @@ if sys.pycache_prefix is None:
     # the prefix above already does that, so caching stays on.
     sys.dont_write_bytecode = False
 
-if __name__ == "__main__" and sys.argv[1:2] == ["merge-catalog"]:
-    # git's merge driver, a new process per conflicted catalog inside a merge:
-    # skip the command line parser and all it imports (see commands/merge_catalog.py).
-    from ecomem.boundary import lossy_streams
-    from ecomem.commands import merge_catalog
-
-    lossy_streams()
-    if merge_catalog.is_driver_call(sys.argv[1:]):
-        sys.exit(merge_catalog.drive(sys.argv[2:]))
-
 if __name__ == "__main__" and sys.argv[1:] == ["context"]:
     # A harness hook at session start (commands/context.py): no argument parser, and
     # never an error that could stop the session; ECO_MEM_DEBUG=1 shows what went wrong.

@@ -82,13 +82,6 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["merge-catalog"]:
-        from .commands import merge_catalog
-
-        if merge_catalog.is_driver_call(argv):
-            # git runs the driver once per conflicted catalog, inside a merge: skip
-            # argparse. (The shim eco_mem.py goes there before even importing this.)
-            return merge_catalog.drive(argv[1:])
     try:
         args = build_parser(argv).parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 on --help

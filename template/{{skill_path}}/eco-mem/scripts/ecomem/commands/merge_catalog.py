@@ -1,29 +1,35 @@
-"""`merge-catalog`: git's merge driver for the drawer INDEX.md files.
+"""`merge-catalog`: the three-way merge of a drawer INDEX.md, and git's merge driver.
 
-Git runs it as `eco_mem.py merge-catalog %O %A %B %P` for every path the
-.gitattributes block names, and expects the merged text in %A (ours). The
-rules are in store/merge.py; docs/teamwork.md says how it is wired.
+The .gitattributes block names the drawer catalogs; for each one git merges,
+the command in the clone's config (install/driver.py) tries git's text merge
+and, when that conflicts, runs a copy of this module kept in the git dir:
+`drive`, with BASE OURS THEIRS [PATH] as given, no option parsing. The rules
+are in store/merge.py; docs/teamwork.md says how it is wired. Run by hand as
+`eco_mem.py merge-catalog`, it merges three files the same way.
 
-Git starts a new process for each conflicted catalog, so this path is kept
-lean: the shim hands a driver call (`drive`) straight here, without argparse
-or pathlib, and nothing it imports loads `re`. Only a contract text changed on
-both sides costs more (subprocess and tempfile, for `git merge-file`).
+Git starts a new process for each conflicted catalog, so `drive` is kept lean:
+no argparse or pathlib, and nothing it imports loads `re`. Only a contract text
+changed on both sides costs more (subprocess and tempfile, for `git merge-file`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
+from .. import safe_open
 from ..errors import UsageError
+from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX, merge_file_text, merge_lines
 
 HELP = "merge three versions of a drawer INDEX.md row by row (git's merge driver)"
 DESCRIPTION = """\
-Three-way merge of a drawer catalog, as a git merge driver: rows added on
+Three-way merge of a drawer catalog, the rules of git's merge driver: rows added on
 either side are kept, a row changed or deleted on one side takes that change,
 and the text above the table merges as plain text. A row changed differently
 on both sides (or deleted on one, changed on the other) stays in OURS with
 both versions between conflict markers. The result is written into OURS.
-Git runs it for you once the driver is configured (see docs/teamwork.md).
+Git runs a copy of it, kept in the git dir, once the driver is configured
+(see docs/teamwork.md).
 """
 EPILOG = """\
 exit codes: 0 merged cleanly, 1 conflicts left between markers in OURS,
@@ -32,27 +38,24 @@ exit codes: 0 merged cleanly, 1 conflicts left between markers in OURS,
 LABELS = ("ours", "base", "theirs")
 
 
-def is_driver_call(argv: list[str]) -> bool:
-    """`merge-catalog BASE OURS THEIRS [PATH]` with no option: what git runs."""
-    return (
-        argv[:1] == ["merge-catalog"]
-        and 4 <= len(argv) <= 5
-        and not any(arg.startswith("-") for arg in argv)
-    )
-
-
-class DriverCall:
-    """The arguments of a driver call, as argparse would have named them."""
-
-    def __init__(self, base: str, ours: str, theirs: str, path: str | None = None) -> None:
-        self.base, self.ours, self.theirs, self.path = base, ours, theirs, path
-
-
 def drive(given: list[str]) -> int:
-    """Run `merge-catalog` on BASE OURS THEIRS [PATH] behind the one error boundary."""
+    """The driver git runs: merge BASE OURS THEIRS [PATH] into OURS, then delete the
+    token OURS.eco-mem. Exit 0 merged, 1 conflicts marked, 2 it did not merge."""
     from ..boundary import guarded
 
-    return guarded("eco_mem.py merge-catalog", lambda: run(".", DriverCall(*given)))
+    def merge() -> int:
+        if not 3 <= len(given) <= 4:
+            raise UsageError("the driver takes BASE OURS THEIRS [PATH]")
+        base, ours, theirs = given[:3]
+        where = given[3] if len(given) == 4 else ours
+        code = merge_files(base, ours, theirs, where, replace=True)
+        # The token goes last, once OURS holds the whole result (see TEXT_MERGE_SUFFIX).
+        token = ours + TEXT_MERGE_SUFFIX
+        if os.path.lexists(token):  # absent when run by hand
+            os.unlink(token)
+        return code
+
+    return guarded("eco-mem merge driver", merge)
 
 
 def add_arguments(parser) -> None:
@@ -78,8 +81,6 @@ def encode(lines: list[str], newline: str) -> bytes:
 
 def merge_bytes(base: bytes, ours: bytes, theirs: bytes, labels=LABELS):
     """(merged bytes, Result) for three versions of one INDEX.md."""
-    from ..store.merge import merge_file_text, merge_lines
-
     base_lines, _ = read_lines(base)
     ours_lines, newline = read_lines(ours)
     theirs_lines, _ = read_lines(theirs)
@@ -92,24 +93,34 @@ def _read(name: str) -> bytes:
         return handle.read()
 
 
-def run(root, args) -> int:
+def merge_files(base: str, ours: str, theirs: str, where: str, replace: bool = False) -> int:
+    """Merge three files into `ours`; with `replace`, through a new file renamed over
+    it, so `ours` is never left half written. 0 clean, 1 conflicts marked."""
     try:
-        given = [_read(name) for name in (args.base, args.ours, args.theirs)]
+        given = [_read(name) for name in (base, ours, theirs)]
     except OSError as error:
         raise UsageError(f"cannot read {error.filename}: {error.strerror}") from None
     merged, result = merge_bytes(*given)
-    import os
-
-    from ..safe_open import write_bytes
-
-    # OURS is git's temp file in the work tree, or a file the user named: written where
-    # it is, but only as a regular file, never through a link (safe_open).
-    write_bytes(os.path.dirname(os.path.abspath(args.ours)), args.ours, merged)
+    target = ours + ROW_MERGE_SUFFIX if replace else ours
+    # OURS is git's temp file in the work tree, or a file the user named: written only
+    # as a regular file in its own folder, never through a link (safe_open).
+    folder = os.path.dirname(os.path.abspath(ours))
+    try:
+        safe_open.write_bytes(folder, target, merged)
+        if replace:
+            os.replace(target, ours)
+    except OSError:
+        if replace and os.path.lexists(target):
+            os.unlink(target)
+        raise
     if result.clean:
         return 0
-    where = args.path or args.ours
     for identity, _, _ in result.conflicts:
         print(f"eco-mem: {where}: row {identity} changed on both sides", file=sys.stderr)
     if result.text_conflicts:
         print(f"eco-mem: {where}: the text above the table conflicts", file=sys.stderr)
     return 1
+
+
+def run(root, args) -> int:
+    return merge_files(args.base, args.ours, args.theirs, args.path or args.ours)

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from .. import protocol, safe_open
 from ..errors import UsageError
-from ..git import git, output, run_git
+from ..git import git, git_dirs, run_git
 from ..paths import inside
 from ..store.load import WORKING_LOCK
-from . import attributes, hooks, track
+from . import attributes, driver, hooks, track
 from .blocks import MARKDOWN_MARKERS
 from .markers import BlockError, remove_block
 
@@ -153,34 +153,19 @@ def attributes_block(root: Path, options) -> list[Change]:
     return _block(root, "gitattributes block", attributes.ATTRIBUTES, attributes.MARKERS)
 
 
-def remove_driver(root: Path) -> None:
-    """Delete the catalog merge driver's section from the clone's git config."""
-    config = attributes.config_file(root)
-    if config is not None:
-        output(config.parent, "config", "--file", os.fspath(config), "--remove-section", SECTION)
-
-
-SECTION = f"merge.{attributes.DRIVER}"
-
-
 def merge_driver(root: Path, options) -> list[Change]:
-    """The `[merge "eco-mem-catalog"]` section `track` and the memory commands set in
-    this clone's own git config (no commit carries it, so other clones keep theirs)."""
-    config = attributes.config_file(root)
-    if config is None or not config.is_file():
+    """The catalog merge driver `track` and the memory commands set up in this clone:
+    its `[merge "eco-mem-catalog"]` config section and its copy in the git dir. No
+    commit carries either, so other clones keep theirs."""
+    if not driver.installed(root):
         return []
-    listed = git(
-        root,
-        "config",
-        "--file",
-        os.fspath(config),
-        "--get-regexp",
-        rf"^merge\.{attributes.DRIVER}\.",
-    )
-    if listed.returncode != 0 or not listed.stdout.strip():
-        return []
-    where = f'[merge "{attributes.DRIVER}"] in {_shown_config(root, config)}'
-    return [Change("merge driver", "config", where, "this clone only", lambda: remove_driver(root))]
+    common = git_dirs(root)[1]
+    where = f'[merge "{driver.DRIVER}"] and its copy in {_shown_config(root, common)}'
+    return [
+        Change(
+            "merge driver", "config", where, "this clone only", lambda: driver.remove_driver(root)
+        )
+    ]
 
 
 def _shown_config(root: Path, config: Path) -> str:

@@ -17,7 +17,8 @@ the table has no `file` column. Per identity:
 The text around the table (the drawer's contract) merges as plain text with
 `git merge-file`, and only when both sides changed it. Files that are not a
 catalog this module can read (no table, a changed header, an identity used
-twice) merge as plain text, whole: never worse than git itself.
+twice, conflict markers in any version) merge as plain text, whole: never
+worse than git itself.
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ from .catalog import parse_catalog, split_cells
 from .rows import line_key, place
 
 MARKER_SIZE = 7
+# git's merge driver (install/driver.py) first writes git's own text merge of the
+# three versions to OURS plus this suffix; the row merge (commands/merge_catalog.py)
+# deletes that file only once its own result is in OURS. A file still there means
+# the row merge did not finish, and the text merge, markers and all, is the result.
+TEXT_MERGE_SUFFIX = ".eco-mem"
+ROW_MERGE_SUFFIX = ".eco-mem-rows"  # where the row merge writes before renaming over OURS
 
 
 class Side:
@@ -61,6 +68,12 @@ class Side:
         return "name:" + (cells[0] if cells else line.strip())
 
 
+def _has_markers(lines: list[str]) -> bool:
+    """Whether a version holds git's conflict markers (any size: git widens them in
+    the merges that build a virtual base)."""
+    return any(line.startswith(("<<<<<<<", ">>>>>>>", "|||||||")) for line in lines)
+
+
 def _header_problem(catalog) -> bool:
     """A problem with the table head (not with one row): the table cannot be merged as rows."""
     return any(line <= catalog.header_line + 1 for line, _ in catalog.problems)
@@ -90,6 +103,12 @@ def merge_lines(
     text and returns (lines, conflicted hunk count)."""
     result = Result()
     try:
+        if any(_has_markers(lines) for lines in (base, ours, theirs)):
+            # A criss-cross merge's virtual base is a merge of two bases, and holds
+            # their conflicts between markers. Read as a table, it would end at the
+            # first marker, and every row after it would look added on one side:
+            # a row deleted since would come back. Plain text, like git, stops there.
+            raise ValueError("conflict markers")
         o, t = Side(ours), Side(theirs)
         b = Side(base) if any(line.strip() for line in base) else None
         if o.header != t.header or (b is not None and b.header != o.header):

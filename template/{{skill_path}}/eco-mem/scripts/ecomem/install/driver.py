@@ -1,0 +1,268 @@
+"""The clone's half of the catalog merge: the copy of the driver git runs, and the
+git config entry that names it.
+
+Git runs a merge driver in the middle of merges, rebases and cherry-picks, when
+the work tree holds whatever the commits applied so far put there. A command
+that named the skill's own script would run code a commit can change. So git
+runs a copy of the few modules a catalog merge needs, kept in the repository's
+common git dir (linked worktrees share it), where no commit reaches. The copy
+is written and refreshed only here, by eco-mem commands a person or an agent
+runs on purpose (`track`, which copy, update and upgrade run, and the memory
+commands), never by a git operation. Its folder is named by a checksum of what
+it holds, so a changed skill gets a new copy and the config switches to it in
+one write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import zlib
+from pathlib import Path
+
+from ..git import git_dirs
+from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX
+
+DRIVER = "eco-mem-catalog"
+DRIVER_NAME = "eco-mem catalog rows, merged row by row"
+HOME = "eco-mem"  # the folder in the common git dir that holds the copy
+PREFIX = "merge-driver-"
+ENTRY = "driver.py"
+# What the copy holds besides the entry: the merge and everything it imports.
+# boundary imports protocol only to word an internal error.
+MODULES = (
+    "ecomem/__init__.py",
+    "ecomem/boundary.py",
+    "ecomem/errors.py",
+    "ecomem/protocol.py",
+    "ecomem/safe_open.py",
+    "ecomem/commands/__init__.py",
+    "ecomem/commands/merge_catalog.py",
+    "ecomem/store/__init__.py",
+    "ecomem/store/catalog.py",
+    "ecomem/store/merge.py",
+    "ecomem/store/rows.py",
+)
+# The entry must parse on any Python 3: on one too old for the package it fails
+# importing it, and the driver then keeps git's own result.
+ENTRY_TEXT = '''\
+"""eco-mem's catalog merge driver, as git runs it (a copy written by eco_mem.py)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ecomem.commands.merge_catalog import drive  # noqa: E402
+
+sys.exit(drive(sys.argv[1:]))
+'''
+
+
+def snapshot() -> tuple[str, dict[str, bytes]]:
+    """(checksum, {relative path: bytes}) of the copy the running scripts would write.
+    Two checksums of zlib, not hashlib: hashlib loads OpenSSL, which would cost every
+    memory command more than this whole check. A collision would only keep an older
+    copy, written by an earlier run of these same commands."""
+    scripts = Path(__file__).resolve().parent.parent.parent
+    files = {ENTRY: ENTRY_TEXT.encode("utf-8")}
+    for name in MODULES:
+        files[name] = (scripts / name).read_bytes()
+    blob = b"".join(
+        name.encode("utf-8") + b"\0" + str(len(data)).encode() + b"\0" + data
+        for name, data in files.items()
+    )
+    return f"{zlib.crc32(blob):08x}{zlib.adler32(blob):08x}", files
+
+
+def driver_command(stamp: str) -> str:
+    """What git runs, with %O base, %A ours (where the result goes), %B theirs, %P path.
+
+    No path from the work tree or the answers appears in it, so nothing needs
+    quoting: git quotes %P itself, %O %A %B are its temporary files, and the copy
+    is found through `git rev-parse`, in the clone's own git dir wherever it moved.
+    """
+    text = f"%A{TEXT_MERGE_SUFFIX}"  # git's own text merge of the three; also the token
+    rows = f"%A{ROW_MERGE_SUFFIX}"  # what a row merge that stopped half way may leave
+    entry = f'"$(git rev-parse --git-common-dir)/{HOME}/{PREFIX}{stamp}/{ENTRY}"'
+    # git's text merge first: rows are placed by key, so concurrent changes mostly
+    # touch different lines and its answer is the row-wise one. Only when it
+    # conflicts does Python start (-I: nothing from the environment or the current
+    # folder; -S: no site module, whose .pth files can cost more than the merge).
+    # The copy writes its merge into %A and then deletes the token: a missing token
+    # is the one sign that it finished. Any other ending (no python3, one too old,
+    # a crash, a signal) leaves git's own text merge, markers and all, in %A.
+    return (
+        f"git merge-file -q -p %A %O %B > {text} 2>/dev/null; m=$?;"
+        f" if [ $m = 0 ]; then mv -f {text} %A; exit 0; fi;"
+        f" python3 -I -S {entry} %O %A %B %P; s=$?;"
+        f" if [ ! -e {text} ]; then [ $s = 0 ]; exit; fi;"
+        f" if [ $m -lt 128 ]; then mv -f {text} %A; fi; rm -f {text} {rows}; exit 1"
+    )
+
+
+def _section(line: str) -> bool | None:
+    """True for our section's header line, False for another section's, None otherwise."""
+    stripped = line.strip()
+    if not stripped.startswith("["):
+        return None
+    head = stripped[1 : stripped.find("]")] if "]" in stripped else stripped[1:]
+    kind, _, name = head.strip().partition(" ")
+    return kind.strip().lower() == "merge" and name.strip() == f'"{DRIVER}"'
+
+
+def _unquote(value: str) -> str:
+    """A git config value as git reads it: quotes dropped, backslash escapes applied."""
+    out, quoted, escape = [], False, False
+    for char in value:
+        if escape:
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(char, char))
+            escape = False
+        elif char == "\\":
+            escape = True
+        elif char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+    return "".join(out).strip()
+
+
+def configured_driver(text: str) -> str | None:
+    """The `driver` value of [merge "eco-mem-catalog"] in a git config text, if any."""
+    inside, found = False, None
+    for line in text.splitlines():
+        section = _section(line)
+        if section is not None:
+            inside = section
+            continue
+        key, equals, value = line.partition("=")
+        if inside and equals and key.strip().lower() == "driver":
+            found = _unquote(value.strip())
+    return found
+
+
+def _install(home: Path, files: dict[str, bytes]) -> None:
+    """Write the copy into `home` whole or not at all: built in a temporary folder
+    beside it, compiled, then renamed into place."""
+    import py_compile
+    import sys
+    import tempfile
+
+    home.parent.mkdir(exist_ok=True)
+    if home.exists():  # a copy someone damaged: rebuilt
+        shutil.rmtree(home)
+    building = Path(tempfile.mkdtemp(prefix=".building-", dir=home.parent))
+    try:
+        for name, data in files.items():
+            target = building / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            # Compiled now, beside the source where git's `python3 -I` looks (the
+            # scripts' own cache prefix does not apply there), so the first merge
+            # does not pay for it. Another Python on PATH compiles its own once.
+            tag = sys.implementation.cache_tag
+            if tag and name != ENTRY:
+                cache = target.parent / "__pycache__" / f"{target.stem}.{tag}.pyc"
+                display = os.fspath(home / name)
+                py_compile.compile(os.fspath(target), os.fspath(cache), display, doraise=True)
+        try:
+            os.rename(building, home)
+        except OSError:
+            if not (home / ENTRY).is_file():  # not another process that got there first
+                raise
+    finally:
+        if building.exists():
+            shutil.rmtree(building, ignore_errors=True)
+
+
+def _prune(folder: Path, keep: Path | None) -> None:
+    """Remove every copy in `folder` but `keep` (older versions, and builds a crash left)."""
+    if not folder.is_dir():
+        return
+    for child in folder.iterdir():
+        if child != keep and child.name.startswith((PREFIX, ".building-")):
+            shutil.rmtree(child, ignore_errors=True)
+
+
+def ensure_driver(root: Path) -> bool:
+    """Make the clone's copy of the driver match the running scripts, and git's config
+    name it. Cheap when all is well (the config, the scripts, one stat); True if it wrote.
+    The only place that writes either."""
+    dirs = git_dirs(root)
+    config = dirs[1] / "config" if dirs else None
+    if config is None or not config.is_file():
+        return False
+    stamp, files = snapshot()
+    home = dirs[1] / HOME / f"{PREFIX}{stamp}"
+    command = driver_command(stamp)
+    with config.open(encoding="utf-8", errors="replace") as handle:
+        configured = configured_driver(handle.read())
+    present = (home / ENTRY).is_file()
+    if configured == command and present:
+        return False
+    if not present:
+        _install(home, files)
+    if configured != command:
+        from ..git import output  # only on the first run in a clone, or after a change
+
+        # One `git config` call per key, each an atomic write under git's lock. The
+        # command first: a section holding only a name makes every merge of a
+        # catalog fatal ("lacks command line"), one without a name merges fine.
+        for key, value in (("driver", command), ("name", DRIVER_NAME)):
+            output(
+                config.parent, "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value
+            )
+    _prune(home.parent, home)
+    return True
+
+
+def installed(root: Path) -> bool:
+    """Whether this clone has the driver: its config section, or a copy of it."""
+    dirs = git_dirs(root)
+    if dirs is None:
+        return False
+    return _configured(dirs[1] / "config") or bool(_copies(dirs[1] / HOME))
+
+
+def _configured(config: Path) -> bool:
+    if not config.is_file():
+        return False
+    with config.open(encoding="utf-8", errors="replace") as handle:
+        return any(_section(line) for line in handle.read().splitlines())
+
+
+def _copies(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return [child for child in folder.iterdir() if child.name.startswith(PREFIX)]
+
+
+def remove_driver(root: Path) -> bool:
+    """Take the driver out of the clone: its config section and every copy. Git then
+    merges the catalogs as plain text. True if there was anything to remove."""
+    dirs = git_dirs(root)
+    if dirs is None:
+        return False
+    config = dirs[1] / "config"
+    removed = False
+    if _configured(config):
+        from ..git import output
+
+        # One write under git's lock; it removes every section of that name.
+        output(
+            config.parent,
+            "config",
+            "--file",
+            os.fspath(config),
+            "--remove-section",
+            f"merge.{DRIVER}",
+        )
+        removed = True
+    folder = dirs[1] / HOME
+    if folder.is_dir():
+        removed = removed or bool(_copies(folder))
+        _prune(folder, None)
+        with contextlib.suppress(OSError):  # kept when it holds anything else
+            folder.rmdir()
+    return removed
