@@ -408,7 +408,7 @@ def pointer_gone(review: Review) -> list[Item]:
     by_line = {row.line: row for row in drawer.catalog.rows}
     columns = drawer.catalog.columns
     items = []
-    for finding in check_pointers(drawer, review.root):
+    for finding in check_pointers(drawer, review.root, review.store.relpath):
         row = by_line.get(finding.line)
         if finding.rule != "procedural.pointer-missing" or row is None:
             continue
