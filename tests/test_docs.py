@@ -42,8 +42,19 @@ def newest_release() -> str:
 
 @pytest.fixture(scope="module")
 def template_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This working tree committed into its own repo, tagged as the newest release."""
-    return snapshot_template(tmp_path_factory.mktemp("docs-template"), tag=newest_release())
+    """This working tree committed into its own repo, tagged as the newest release, with
+    the kit's transcripts that docs/experiments.md scores (a clone of this repository has
+    them; the usual snapshot holds only what Copier renders)."""
+
+    def with_transcripts(repo: Path) -> None:
+        shutil.copytree(PROJECT / TRANSCRIPTS, repo / TRANSCRIPTS)
+
+    return snapshot_template(
+        tmp_path_factory.mktemp("docs-template"), tag=newest_release(), mutate=with_transcripts
+    )
+
+
+TRANSCRIPTS = "tests/fixtures/transcripts"
 
 
 @pytest.fixture(scope="module")
