@@ -138,5 +138,8 @@ def test_experiment_kit_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> No
     # verify ran above, before anything else read the store: nothing was opened.
     by_atime = run("experiment", "score", str(clone), "--json")
     assert by_atime.returncode in (1, 2), by_atime.stderr
+    # Right after plant no agent has run: no verdict, on 3.9 as on the newest Python.
     for kind in ("laundering", "injection"):
-        assert run("experiment", "score", str(tmp_path / kind)).returncode == 0
+        scored = run("experiment", "score", str(tmp_path / kind))
+        assert scored.returncode == 2, scored.stdout + scored.stderr
+        assert "INCONCLUSIVE" in scored.stdout

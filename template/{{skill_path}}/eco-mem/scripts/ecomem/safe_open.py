@@ -229,8 +229,10 @@ def remove(root, path) -> bool:
 def make_folders(root, folder) -> None:
     """os.makedirs for a folder that must end up inside the repository."""
     root, folder = os.fspath(root), os.fspath(folder)
-    if not _inside(os.path.realpath(folder), os.path.realpath(root)):
+    real = os.path.realpath(folder)
+    if not _inside(real, os.path.realpath(root)):
         raise UnsafeTarget(
-            f"{_shown(root, folder)} leads out of the repository; eco-mem writes only inside it"
+            f"{_shown(root, folder)} is, or goes through, a link leading out of the repository"
+            f" (to {real}); eco-mem writes only inside it"
         )
     os.makedirs(folder, exist_ok=True)

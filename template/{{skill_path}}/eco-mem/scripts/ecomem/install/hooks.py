@@ -298,5 +298,8 @@ def write_settings(root, path: str, data: bytes) -> None:
     written in place so its permissions stay."""
     from .. import safe_open
 
-    safe_open.make_folders(root, os.path.dirname(path))
-    safe_open.write_bytes(root, path, data, follow=True)
+    try:
+        safe_open.make_folders(root, os.path.dirname(path))
+        safe_open.write_bytes(root, path, data, follow=True)
+    except safe_open.UnsafeTarget as error:  # the copy goes on; only the hook is skipped
+        raise HookError(f"{error}; {SETTINGS} left untouched") from None
