@@ -95,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(name: str, root: Path, args: argparse.Namespace) -> int:
     """Run one command behind the error boundary (boundary.py)."""
-    action = getattr(args, "action", None)  # `experiment plant` names its action too
+    # `experiment plant` names its sub-command too; `new episodic --action TEXT` also
+    # sets `action`, and that is an episode's text, not a name to print.
+    action = getattr(args, "action", None) if name == "experiment" else None
     say = f"eco_mem.py {name} {action}" if action else f"eco_mem.py {name}"
 
     def command() -> int:
