@@ -40,6 +40,11 @@ CATALOG_COLUMNS = {
     "procedural": ("name", "use when", "points to", "file"),
 }
 
+# `review`'s thresholds and their defaults: days before a derived fact counts as
+# unconfirmed, days before a desk is stale, the percent of a catalog's cap that is
+# near it, and the always-loaded surface's budget in bytes.
+REVIEW_THRESHOLDS = {"unconfirmed_days": 90, "desk_days": 14, "near_cap": 90, "load_budget": 20000}
+
 PROTOCOL = {
     "drawers": DRAWERS,
     "caps": CAPS,
@@ -47,7 +52,21 @@ PROTOCOL = {
     "semantic_sources": SEMANTIC_SOURCES,
     "episodic_sections": EPISODIC_SECTIONS,
     "catalog_columns": CATALOG_COLUMNS,
+    "review_thresholds": REVIEW_THRESHOLDS,
 }
+
+
+def thresholds_problem(value: object) -> str:
+    """Why a `review_thresholds` answer is unusable ("" if it is fine): NAME=N pairs,
+    comma-separated, each NAME one of REVIEW_THRESHOLDS, near_cap a percent."""
+    for part in filter(None, (piece.strip() for piece in str(value or "").split(","))):
+        name, equals, number = (piece.strip() for piece in part.partition("="))
+        if not equals or name not in REVIEW_THRESHOLDS or not number.isdigit():
+            known = ", ".join(REVIEW_THRESHOLDS)
+            return f"{part!r} is not NAME=N with NAME one of {known}"
+        if name == "near_cap" and not 0 < int(number) <= 100:
+            return f"near_cap is a percent of the cap, 1 to 100, not {number}"
+    return ""
 
 
 def path_problem(value: object, other: str = "", other_name: str = "") -> str:
@@ -115,6 +134,7 @@ class ProtocolExtension(Extension):
         environment.globals["protocol"] = PROTOCOL
         environment.globals["catalog_header"] = catalog_header
         environment.filters["path_problem"] = path_problem
+        environment.filters["thresholds_problem"] = thresholds_problem
         environment.filters["relpath"] = relpath
         environment.filters["python_literal"] = python_literal
         environment.filters["code_list"] = code_list

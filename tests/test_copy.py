@@ -199,6 +199,9 @@ INVALID_ANSWERS = [
     ({"skill_path": "x/skills", "memory_path": "x"}, "memory_path: must not contain or sit inside"),
     ({"memory_path": " notes"}, "memory_path: must not start or end with spaces"),
     ({"ci": "jenkins"}, "Invalid choice for 'ci'"),
+    ({"review_thresholds": "desk_days=soon"}, "review_thresholds: 'desk_days=soon' is not NAME=N"),
+    ({"review_thresholds": "stale_days=7"}, "review_thresholds: 'stale_days=7' is not NAME=N"),
+    ({"review_thresholds": "near_cap=150"}, "review_thresholds: near_cap is a percent"),
 ]
 
 

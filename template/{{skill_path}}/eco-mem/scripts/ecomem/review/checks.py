@@ -32,7 +32,7 @@ KINDS = (
     "near-cap",
     "load",
 )
-DEFAULTS = {"unconfirmed_days": 90, "desk_days": 14, "near_cap": 90, "load_budget": 20000}
+DEFAULTS = protocol.REVIEW_DEFAULTS  # extensions/protocol.py, the one source
 BYTES_PER_TOKEN = 4  # a rough English-text average; the budget is in bytes
 DUPLICATE_TITLES = 0.75  # Jaccard of title words at or above which two facts repeat
 DUPLICATE_BODIES = 0.6  # the same over title and body together
