@@ -245,6 +245,26 @@ def test_settings_behind_a_link_leading_out_are_never_written(
         assert (outside / "settings.json").read_text(encoding="utf-8") == '{"mine": true}\n'
 
 
+def test_a_fifo_at_the_settings_path_is_left_alone_without_hanging_the_install(
+    host: Path,
+) -> None:
+    """A FIFO would block the read forever; it is refused as safe_open refuses it."""
+    (host / SETTINGS).unlink()
+    os.mkfifo(host / SETTINGS)
+
+    result = subprocess.run(
+        [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), "blocks"],
+        cwd=host,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "is a FIFO" in result.stderr and "left untouched" in result.stderr
+    assert (host / SETTINGS).is_fifo()
+
+
 def test_a_settings_file_linked_inside_the_repository_is_edited_through_the_link(
     host: Path,
 ) -> None:

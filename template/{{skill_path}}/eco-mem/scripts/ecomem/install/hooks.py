@@ -278,16 +278,15 @@ def _unique_keys(pairs: list) -> dict:
 
 
 def _check_inside(root, path: str) -> None:
-    """Refuse a settings file (or `.claude` folder) that is, or goes through, a link
-    leading out of the repository, or that dangles."""
-    from ..paths import resolved_inside
+    """Before reading: refuse what safe_open would refuse to write (a link leading out of
+    the repository, a place under .git, a FIFO or anything not a regular file, which
+    could also hang the read) and a dangling link."""
+    from .. import safe_open
 
-    real_root = os.path.realpath(root)
-    if not resolved_inside(os.path.realpath(path), real_root):
-        raise HookError(
-            f"{SETTINGS} is reached through a link leading out of the repository (to"
-            f" {os.path.realpath(path)}); eco-mem writes only inside it; left untouched"
-        )
+    try:
+        safe_open.target(root, path, follow=True)
+    except safe_open.UnsafeTarget as error:
+        raise HookError(f"{error}; {SETTINGS} left untouched") from None
     if os.path.islink(path) and not os.path.exists(path):
         raise HookError(f"{SETTINGS} is a dangling link; left untouched")
 
