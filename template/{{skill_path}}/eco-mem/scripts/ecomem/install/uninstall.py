@@ -66,11 +66,10 @@ def _block(root: Path, step: str, name: str, markers: tuple[str, str]) -> list[C
     path = root / name
     if not path.is_file():  # absent, or a link to nothing: no block of ours there
         return []
-    if path.is_symlink() and not inside(path, root):
-        raise UsageError(
-            f"{name} is a link leading out of the repository (to {os.path.realpath(path)});"
-            " eco-mem writes only inside it, so nothing was removed: take our block out by hand"
-        )
+    try:  # checked while planning, so a refusal comes before the first change
+        real = Path(safe_open.target(root, path, follow=True))
+    except safe_open.UnsafeTarget as error:
+        raise UsageError(f"{error}; nothing was removed: take our block out by hand") from None
     text = _read(path, name)
     try:
         host = remove_block(text, name, markers)
@@ -81,7 +80,6 @@ def _block(root: Path, step: str, name: str, markers: tuple[str, str]) -> list[C
     host = _unterminated_before(root, name, host)
     if not host and not path.is_symlink():
         return [Change(step, "delete", name, "held only the eco-mem block", _unlink(root, path))]
-    real = path.resolve()
     shown = name if real == path.absolute() else f"{name} (in {real.relative_to(root.resolve())})"
     return [Change(step, "edit", shown, "eco-mem block removed", lambda: _write(root, real, host))]
 
