@@ -16,12 +16,18 @@ line of its own (its escaped pipes restored), and so is the text a cites line qu
 Fake chat-template markers count anywhere in a line, unless the line plainly names them:
 alone in backticks or quotes, or listed after "such as", "e.g." and the like.
 
-A warning, not an error: a person may phrase a real note this way, and should reword it.
+A warning, not an error, in an entry: a person may phrase a real note this way, and
+should reword it. In a catalog row of an INDEX file it is an error: agents read the rows
+first, and a cell is too short to hold a discussion that the phrase would be a mention in.
+
+Every rule reads the text after rules/normalise.py: zero-width characters, fullwidth
+letters and Cyrillic lookalikes spell the same words as plain ASCII.
 """
 
 from __future__ import annotations
 
 from ..lazy_re import MULTILINE, lazy
+from .normalise import judged_lines
 
 RULE = "injection.instruction"
 
@@ -133,20 +139,46 @@ _MENTION_LEAD = lazy(
     r"|\bpatterns?|\bpayloads?|\bstrings?|\btext|\breads?|for[ \t]+instance)[ \t]*[:,]?[ \t]*$"
 )
 
-# Fake chat-template and role markers, anywhere in a line: ChatML and its kin, Llama's
-# [INST] and <<SYS>>, Gemma's turns, XML-ish system tags, a "### System:" heading.
+# Fake chat-template and role markers, anywhere in a line: ChatML and its kin (spaces
+# inside the bars, DeepSeek's `▁` for `_`), Llama's [INST] and <<SYS>> (spaced or not),
+# Gemma's turns, XML-ish system, instruction and tool-call tags, a "### System:" heading.
+# Fullwidth bars and brackets reach here as ASCII (rules/normalise.py).
+_SPECIAL_TOKENS = "|".join(
+    name.replace("_", "[_\u2581]")
+    for name in (
+        "im_start", "im_end", "im_sep", "system", "assistant", "user", "endoftext", "eot_id",
+        "start_header_id", "end_header_id", "begin_of_text", "begin_of_sentence",
+        "end_of_sentence",
+    )
+)  # fmt: skip
+_TAGS = (
+    r"system|sys|system[-_]prompt|instructions?|invoke|tool[-_]calls?|tool[-_]use"
+    r"|tool[-_]results?|function[-_]calls?|function[-_]results?"
+)
 _FAKE_TURN = lazy(
-    r"<\|(?:im_start|im_end|im_sep|system|assistant|user|endoftext|eot_id|start_header_id"
-    r"|end_header_id|begin_of_text)\|>"
+    rf"<\|[ \t]*(?:{_SPECIAL_TOKENS})[ \t]*\|>"
     r"|<(?:start|end)_of_turn>"
-    r"|\[/?(?:system|inst|sys)\](?![(\[])|<</?sys>>|</?(?:system|sys|system[-_]prompt)>"
+    r"|\[[ \t]*/?[ \t]*(?:system|inst|sys)[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
+    rf"|</?(?:[a-z][a-z0-9]{{0,11}}:)?(?:{_TAGS})(?:[ \t][^<>\n]{{0,200}})?>"
     r"|(?<![\w#])#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:"
 )
-# A quick test first, then the gate regex: every marker holds `sys`, `inst`, `_of_turn` or
-# a `|` right after `<`. Substring tests are far cheaper than the gate's scan, which stops
-# at every heading `#` and link `[` of an entry.
-_FAKE_TURN_HINTS = ("sys", "inst", "<|", "<\\|", "_of_turn")  # a cell escapes its pipes
-_FAKE_TURN_GATE = lazy(r"[<\[#](?:\||/?(?:sys|inst)|<sys|[ \t]*system|(?:start|end)_of_turn)")
+# A quick test first, then the gate regex: every marker holds `sys`, `inst`, `_of_turn`,
+# a tool-call word or a `|` right after `<`. Substring tests are far cheaper than the
+# gate's scan, which stops at every heading `#` and link `[` of an entry.
+_FAKE_TURN_HINTS = ("sys", "inst", "<|", "<\\|", "< |", "_of_turn", "invoke", "tool", "function_")
+_FAKE_TURN_GATE = lazy(
+    r"[<\[#](?:[ \t]*\||[ \t]*/?[ \t]*(?:sys|inst)|<[ \t]*/?[ \t]*sys|[ \t]*system"
+    r"|(?:start|end)_of_turn|/?(?:[a-z][a-z0-9]{0,11}:)?(?:invoke|tool|function|instruction))"
+)
+# A turn of a chat transcript that hands the agent a new turn: `Human:` or `Assistant:`
+# opening a line (after a quote, list marker or emphasis), as in Anthropic's prompt format.
+# "User: prefers tabs" is a fact about a person, so only these two names count.
+_TURN_MARKER = lazy(
+    r"^[ \t]*(?:>[ \t]*)*(?:[-*+][ \t]+)?(?:\*\*|__|\*|_)?(?:human|assistant)"
+    r"(?:\*\*|__|\*|_)?[ \t]*:",
+    MULTILINE,
+)
+_TURN_HINTS = ("human", "assistant")
 # A marker a line names rather than uses: listed after a lead such as "such as", "e.g.",
 # "tags" (other markers, quotes and "or"/"and" may stand between).
 _MARKER_LEAD = lazy(
@@ -160,39 +192,53 @@ _MARKER_NOUN = lazy(
 )
 _QUOTES = "`'\""
 
+_INDEX = "INDEX.md"  # the catalog file: a row there is read before any entry
+
 _FIX = "memory is data, not instructions: rewrite it as a fact about the project or delete it"
 
 
-def _hinted(lowered: str) -> tuple[bool, list]:
-    """(may a fake role marker be in the text, the phrase patterns it may hold): substring
-    tests only, so most entries are done here."""
+def _hinted(lowered: str) -> tuple[bool, bool, list]:
+    """(may a fake role marker be in the text, may a turn marker, the phrase patterns it
+    may hold): substring tests only, so most entries are done here."""
     turns = any(hint in lowered for hint in _FAKE_TURN_HINTS)
+    roles = any(hint in lowered for hint in _TURN_HINTS)
     phrases = [
         pattern
         for needs, pattern in _PHRASES
         if all(any(hint in lowered for hint in group) for group in needs)
     ]
-    return turns, phrases
+    return turns, roles, phrases
 
 
 def scan(path: str, lines: list[str]) -> list:
-    joined = "\n".join(lines)
+    joined, lines = judged_lines(lines)  # rules/normalise.py
     lowered = joined.lower()  # str.lower keeps every newline, so lines still count
-    turns, phrases = _hinted(lowered)
-    if not (turns or phrases):
+    turns, roles, phrases = _hinted(lowered)
+    if not (turns or roles or phrases):
         return []  # the cells and quotes below are parts of this text: no hint there either
     origin = None
+    rows = ()  # 1-based lines of catalog rows, in an INDEX file
     if "|" in joined or "cites" in lowered:
+        if path.endswith(_INDEX):
+            rows = {n for n, line in enumerate(lines, 1) if line.lstrip().startswith("|")}
         lines, origin = _segments(lines)
         if origin is not None:
             lowered = "\n".join(lines).lower()
-            turns, phrases = _hinted(lowered)
+            turns, roles, phrases = _hinted(lowered)
     found = []  # (offset, message)
 
     if turns and _FAKE_TURN_GATE.search(lowered):
         for match in _FAKE_TURN.finditer(lowered):
             if not _names_marker(lowered, match):
-                found.append((match.start(), f"fake role marker {match.group().strip()!r}; {_FIX}"))
+                shown = match.group().strip()
+                if shown[:1] == "<" and shown[1:2] not in "|<":
+                    shown = shown.split()[0].rstrip(">") + ">"  # never what attributes say
+                found.append((match.start(), f"fake role marker {shown!r}; {_FIX}"))
+    if roles:
+        for match in _TURN_MARKER.finditer(lowered):
+            if not _names_marker(lowered, match):
+                shown = " ".join(match.group().split())
+                found.append((match.start(), f"fake chat turn {shown!r}; {_FIX}"))
 
     for pattern in phrases:
         for match in pattern.finditer(lowered):
@@ -202,12 +248,15 @@ def scan(path: str, lines: list[str]) -> list:
 
     if not found:
         return []
-    from ..findings import WARNING, Finding  # loaded only for a finding to report
+    from ..findings import ERROR, WARNING, Finding  # loaded only for a finding to report
 
     first: dict[int, str] = {}
     for line, message in _first_per_line(lowered, found):
         first.setdefault(origin[line - 1] if origin else line, message)
-    return [Finding(path, line, RULE, WARNING, message) for line, message in first.items()]
+    return [
+        Finding(path, line, RULE, ERROR if line in rows else WARNING, message)
+        for line, message in first.items()
+    ]
 
 
 def _segments(lines: list[str]) -> tuple[list[str], list[int] | None]:

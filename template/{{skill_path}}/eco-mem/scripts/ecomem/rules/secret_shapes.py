@@ -22,14 +22,16 @@ from itertools import accumulate
 
 from ..findings import ERROR, Finding
 from ..lazy_re import lazy
+from .normalise import judged_lines
 from .providers import BY_PREFIX, FAMILIES, MIN_TOKEN_LENGTH, Family
 
 FIX = "delete it from memory and rotate it; record where the secret is kept, never its value"
 
-# Values that are obviously stand-ins: template syntax, elisions, masks, repeated
+# Values that are obviously stand-ins: template syntax (`${TOKEN}`, `$(cmd)`, a value that
+# is a `$VARIABLE`; a `$` inside a value is just a character), elisions, masks, repeated
 # characters, counting sequences and the words documentation uses for fake values.
 _PLACEHOLDER = lazy(
-    r"[<>{}$]|\.\.\.|…|\*\*\*|(.)\1{5,}|x{4,}|0123456|123456789|abcdefg"
+    r"[<>{}]|\$[{(]|^\$|\.\.\.|…|\*\*\*|(.)\1{5,}|x{4,}|0123456|123456789|abcdefg"
     r"|example|changeme|change[-_]me|placeholder|redacted|dummy|sample|your[-_]?"
     r"|insert[-_]|replace[-_]|fake|here$",
     re.IGNORECASE,
@@ -38,9 +40,11 @@ _PLACEHOLDER = lazy(
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 # AWS secrets have no prefix, so the name they are assigned to must say what they are.
+# In a setting (`aws_secret_access_key = …`) or in prose ("the AWS secret key is …").
 _AWS_SECRET = lazy(
-    r"(?P<name>(?i:aws[\w.-]{0,20}?secret[\w.-]{0,20}|secret[_.-]?access[_.-]?key[\w.-]{0,10}))"
-    r"[\"']?[ \t]*(?:[:=]|=>|:=)[ \t]*[\"']?"
+    r"(?P<name>(?i:aws[\w. -]{0,20}?secret[\w.-]{0,20}(?:[ \t]+(?:access[ \t]+)?key)?"
+    r"|secret[_. -]?access[_. -]?key[\w.-]{0,10}))"
+    r"[\"'`]?[ \t]*(?:[:=]|=>|:=|[ \t](?i:is|was|reads|of)[ \t])[ \t]*[\"'`]?"
     r"(?P<body>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
 )
 
@@ -56,8 +60,12 @@ _URL_CREDENTIALS = lazy(
     r"://(?P<user>[^\s:/@\"'`]{0,100}):(?P<password>[^\s/@\"'`:,]{1,200})@(?=[A-Za-z0-9\[])"
 )
 _SCHEME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
+# A password that is only a word documentation writes there (`user:password@`,
+# `admin:your_pass123@`): the whole password, so `Spass4Word!x` is judged as a password.
 _PLACEHOLDER_PASSWORD = lazy(
-    r"pass|pwd|secret|token|user|login|changeme|example|hidden|none|null|your|\*|^x+$",
+    r"(?:my|your|the|some|db|app)?[-_]?"
+    r"(?:pass(?:word|wd|phrase)?|pwd|pw|secret|token|user(?:name)?|login|changeme|example"
+    r"|hidden|none|null|test|admin|root|foo|bar|x+|\*+)[-_]?[0-9]{0,3}",
     re.IGNORECASE,
 )
 
@@ -72,7 +80,17 @@ _AUTH_HEADER = lazy(
 _ASSIGNMENT = lazy(
     r"(?:key|token|secret|passw(?:or)?d|passphrase|pwd|credentials?|auth(?!or))"
     r"(?P<rest>[\w.-]{0,40})[\"']?[ \t]*(?:[:?]?=|=>|:)(?![=:/])"
-    r"[ \t]*(?:\*\*|__)?[ \t]*(?P<quote>[\"'`]?)(?P<value>[^\s\"'`<>(){}\[\],;|\\$&%]{1,300})"
+    r"[ \t]*(?:\*\*|__)?[ \t]*(?P<quote>[\"'`]?)(?P<value>[^\s\"'`<>(){}\[\],;|\\&%]{1,300})"
+)
+# The same in prose: "the API key is 3f2a…", "deploy token was q8Zr…". A qualifier must
+# name a credential (a bare "the key is" is also said of cache keys and sort keys).
+_PROSE_CREDENTIAL = lazy(
+    r"(?:api|access|secret|auth|bearer|client|signing|deploy|service|personal|admin)"
+    r"[ _-]?(?:key|token|secret)|passw(?:or)?d|passphrase"
+)
+_PROSE_VALUE = lazy(
+    r"[ \t]+(?:is|was|reads|=|:)[ \t]+(?:\*\*|__)?(?P<quote>[\"'`]?)"
+    r"(?P<value>[A-Za-z0-9+/_.=~-]{16,300})"
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Names holding things that look random but are not secret: public keys, cache keys, ids.
@@ -98,7 +116,7 @@ _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "crede
 
 
 def scan(path: str, lines: list[str]) -> list[Finding]:
-    text = "\n".join(lines)
+    text, lines = judged_lines(lines)  # rules/normalise.py
     lowered = _lower_same_length(text)
     line_of = _LineIndex(text)
     hits: dict = {}  # (line, rule) -> message; one finding per family per line
@@ -112,6 +130,8 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
     for family, start, match in _family_matches(text, long_words):
         body = match.group("body")
         if _is_placeholder(body) or _classes(body) < family.min_classes:
+            continue
+        if family.rule == "secret.jwt" and _is_sample_jwt(match.group()):
             continue
         # Show only the public prefix the token starts with (`ghp_`), if it starts with one.
         shown = next((p for p in family.prefixes if text.startswith(p, start)), "")
@@ -224,6 +244,22 @@ def _private_key_lines(lines: list[str]) -> list[int]:
     return found
 
 
+def _is_sample_jwt(token: str) -> bool:
+    """Whether a JWT is jwt.io's sample, which tutorials paste: its payload names
+    subject 1234567890, "John Doe". Its signature key is printed beside it, so it
+    opens nothing; docs/verify.md lists it with the other known test values."""
+    import base64  # here: few entries hold a JWT
+    import binascii
+
+    payload = token.split(".")[1].rstrip(".,;")
+    try:
+        decoded = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    compact = decoded.replace(b" ", b"")
+    return b'"sub":"1234567890"' in compact and b'"name":"JohnDoe"' in compact
+
+
 def _real_password(user: str, password: str) -> bool:
     # Brackets must be percent-encoded in a URL's user part: `[:password]` is syntax help.
     if (
@@ -231,7 +267,7 @@ def _real_password(user: str, password: str) -> bool:
         or "]" in password
         or password == user
         or _is_placeholder(password)
-        or _PLACEHOLDER_PASSWORD.search(password)
+        or _PLACEHOLDER_PASSWORD.fullmatch(password)
     ):
         return False
     if password.isdigit() and len(password) <= 5:  # host:port@ in a malformed URL, not a secret
@@ -281,6 +317,19 @@ def _generic_assignments(text: str, lowered: str) -> list[tuple[int, str]]:
         if _NOT_SECRET_NAME.search(name) or not _looks_random(value):
             continue
         found.append((start, name))
+    for match in _PROSE_CREDENTIAL.finditer(lowered):
+        start = match.start()
+        if start and lowered[start - 1].isalnum():
+            continue  # `xapi_key` is another word
+        said = _PROSE_VALUE.match(lowered, match.end())
+        if said is None:
+            continue
+        value = text[said.start("value") : said.end("value")].rstrip(".")
+        quote, after = said.group("quote"), text[said.end() : said.end() + 1]
+        if (quote and after != quote) or (not quote and after and after not in _END_OF_VALUE):
+            continue
+        if _looks_random(value):
+            found.append((start, text[start : match.end()]))
     return found
 
 
@@ -313,7 +362,10 @@ def _class_switches(value: str) -> int:
 
 
 def _is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.search(value))
+    if _PLACEHOLDER.search(value):
+        return True
+    # jwt.io's sample, also where a header or a setting holds it whole.
+    return value.startswith("eyJ") and value.count(".") == 2 and _is_sample_jwt(value)
 
 
 def _entropy(value: str) -> float:

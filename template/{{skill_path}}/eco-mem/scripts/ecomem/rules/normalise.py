@@ -1,0 +1,137 @@
+"""Text as the judging rules read it: one spelling for what a reader sees as the same.
+
+A pattern for "ignore previous instructions" or `ghp_` misses the same words written
+with a zero-width space inside, in fullwidth letters, with a Cyrillic o or a
+non-breaking space: a person (or a model) reads no difference, a regex sees other
+characters. So the injection, secret, personal-data and transcript rules judge
+`judged(text)`, which is
+
+1. NFKC: compatibility forms become plain characters (fullwidth letters, digits, low
+   line and bar are ASCII ones, the fi ligature is `fi`, a no-break space is a space);
+2. without format characters (Unicode category Cf: zero-width space, joiners, soft
+   hyphen, bidi embeddings, overrides and isolates, the BOM) and without combining
+   marks NFKC left standing alone (`i` plus a combining dot is `i`);
+3. with every other space (em, thin, ideographic, line and paragraph separators)
+   folded to a plain space;
+4. with the letters of LOOKALIKES folded to the Latin letter they are drawn like.
+
+Newlines are never added or removed, so a line number in the judged text is the line
+in the file. Text that is pure ASCII, nearly every entry, comes back as it is for the
+cost of one `str.isascii`: nothing above can change it.
+"""
+
+from __future__ import annotations
+
+# Cyrillic and Greek letters (and a few Latin ones) drawn like a Latin letter, as fonts
+# commonly render them. Only whole lookalikes: Cyrillic `и` or Greek `λ` stay as they are.
+LOOKALIKES = {
+    # Cyrillic
+    "\N{CYRILLIC SMALL LETTER A}": "a",
+    "\N{CYRILLIC SMALL LETTER ES}": "c",
+    "\N{CYRILLIC SMALL LETTER KOMI DE}": "d",
+    "\N{CYRILLIC SMALL LETTER IE}": "e",
+    "\N{CYRILLIC SMALL LETTER SHHA}": "h",
+    "\N{CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I}": "i",
+    "\N{CYRILLIC SMALL LETTER JE}": "j",
+    "\N{CYRILLIC SMALL LETTER KA}": "k",
+    "\N{CYRILLIC SMALL LETTER PALOCHKA}": "l",
+    "\N{CYRILLIC SMALL LETTER O}": "o",
+    "\N{CYRILLIC SMALL LETTER ER}": "p",
+    "\N{CYRILLIC SMALL LETTER QA}": "q",
+    "\N{CYRILLIC SMALL LETTER DZE}": "s",
+    "\N{CYRILLIC SMALL LETTER WE}": "w",
+    "\N{CYRILLIC SMALL LETTER HA}": "x",
+    "\N{CYRILLIC SMALL LETTER U}": "y",
+    "\N{CYRILLIC SMALL LETTER STRAIGHT U}": "y",
+    "\N{CYRILLIC CAPITAL LETTER A}": "A",
+    "\N{CYRILLIC CAPITAL LETTER VE}": "B",
+    "\N{CYRILLIC CAPITAL LETTER ES}": "C",
+    "\N{CYRILLIC CAPITAL LETTER IE}": "E",
+    "\N{CYRILLIC CAPITAL LETTER EN}": "H",
+    "\N{CYRILLIC CAPITAL LETTER BYELORUSSIAN-UKRAINIAN I}": "I",
+    "\N{CYRILLIC CAPITAL LETTER JE}": "J",
+    "\N{CYRILLIC CAPITAL LETTER KA}": "K",
+    "\N{CYRILLIC CAPITAL LETTER EM}": "M",
+    "\N{CYRILLIC CAPITAL LETTER O}": "O",
+    "\N{CYRILLIC CAPITAL LETTER ER}": "P",
+    "\N{CYRILLIC CAPITAL LETTER DZE}": "S",
+    "\N{CYRILLIC CAPITAL LETTER TE}": "T",
+    "\N{CYRILLIC CAPITAL LETTER HA}": "X",
+    "\N{CYRILLIC CAPITAL LETTER U}": "Y",
+    "\N{CYRILLIC CAPITAL LETTER STRAIGHT U}": "Y",
+    "\N{CYRILLIC CAPITAL LETTER QA}": "Q",
+    "\N{CYRILLIC CAPITAL LETTER WE}": "W",
+    "\N{CYRILLIC LETTER PALOCHKA}": "I",
+    # Greek
+    "\N{GREEK SMALL LETTER ALPHA}": "a",
+    "\N{GREEK SMALL LETTER EPSILON}": "e",
+    "\N{GREEK SMALL LETTER IOTA}": "i",
+    "\N{GREEK SMALL LETTER KAPPA}": "k",
+    "\N{GREEK SMALL LETTER NU}": "v",
+    "\N{GREEK SMALL LETTER OMICRON}": "o",
+    "\N{GREEK SMALL LETTER RHO}": "p",
+    "\N{GREEK SMALL LETTER UPSILON}": "u",
+    "\N{GREEK SMALL LETTER CHI}": "x",
+    "\N{GREEK CAPITAL LETTER ALPHA}": "A",
+    "\N{GREEK CAPITAL LETTER BETA}": "B",
+    "\N{GREEK CAPITAL LETTER EPSILON}": "E",
+    "\N{GREEK CAPITAL LETTER ZETA}": "Z",
+    "\N{GREEK CAPITAL LETTER ETA}": "H",
+    "\N{GREEK CAPITAL LETTER IOTA}": "I",
+    "\N{GREEK CAPITAL LETTER KAPPA}": "K",
+    "\N{GREEK CAPITAL LETTER MU}": "M",
+    "\N{GREEK CAPITAL LETTER NU}": "N",
+    "\N{GREEK CAPITAL LETTER OMICRON}": "O",
+    "\N{GREEK CAPITAL LETTER RHO}": "P",
+    "\N{GREEK CAPITAL LETTER TAU}": "T",
+    "\N{GREEK CAPITAL LETTER UPSILON}": "Y",
+    "\N{GREEK CAPITAL LETTER CHI}": "X",
+    # Latin
+    "\N{LATIN SMALL LETTER SCRIPT G}": "g",
+    "\N{LATIN SMALL LETTER DOTLESS I}": "i",
+    "\N{LATIN SMALL LETTER DOTLESS J}": "j",
+}
+_DROPPED = ("Cf", "Mn")  # format characters; combining marks left alone after NFKC
+_SPACES = ("Zs", "Zl", "Zp")
+
+# What each non-ASCII character becomes (None: removed), filled as characters are met.
+_FOLDED: dict[str, str | None] = {}
+
+
+def judged(text: str) -> str:
+    """The text the rules judge (see the module docstring); `text` itself when ASCII."""
+    if text.isascii():
+        return text
+    import unicodedata  # only for text that is not ASCII
+
+    text = unicodedata.normalize("NFKC", text)
+    table = {}
+    # Distinct characters only: a long entry has a few dozen, so the Python loop is short.
+    for char in set(text):
+        if char.isascii():
+            continue
+        if char in _FOLDED:
+            folded = _FOLDED[char]
+        else:
+            folded = _FOLDED[char] = _fold(unicodedata.category(char), char)
+        if folded != char:
+            table[ord(char)] = folded
+    return text.translate(table) if table else text
+
+
+def judged_lines(lines: list[str]) -> tuple[str, list[str]]:
+    """(the lines joined by newlines, then judged; the judged lines). The lines given
+    come back as they are when they are ASCII."""
+    joined = "\n".join(lines)
+    if joined.isascii():
+        return joined, lines
+    joined = judged(joined)
+    return joined, joined.split("\n")
+
+
+def _fold(category: str, char: str) -> str | None:
+    if category in _DROPPED:
+        return None
+    if category in _SPACES:
+        return " "
+    return LOOKALIKES.get(char, char)
