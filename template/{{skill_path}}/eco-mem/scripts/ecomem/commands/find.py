@@ -25,6 +25,8 @@ from ..paths import escapes, inside
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.desks import desk_summary, read_desks
 from ..store.load import INDEX
+from ..store.names import WITHHELD as WITHHELD_NAME
+from ..store.names import is_slug_file
 from ..store.rows import cell
 from ..store.textfile import read_lines
 
@@ -272,6 +274,8 @@ def _path(drawer: str, cells: dict) -> str | None:
     if file and file != NO_FILE:
         if escapes(file) or "/" in posixpath.normpath(file):
             return None
+        if not is_slug_file(file):  # verify reports the file; its name is not shown
+            return f"{protocol.MEMORY_DIR}/{drawer}/{WITHHELD_NAME}"
         return f"{protocol.MEMORY_DIR}/{drawer}/{file}"
     pointer = cell_path(cells.get("points to", "")) or NO_FILE
     return None if escapes(pointer) else pointer

@@ -12,6 +12,7 @@ from ..findings import ERROR, WARNING, Finding
 from ..git import GitCall, run_git
 from ..store.catalog import parse_catalog
 from ..store.load import INDEX, WORKING_IGNORE, Store
+from ..store.names import shown_path
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -68,9 +69,9 @@ def _tracked_desks(store: Store, staged: bool, listing: GitCall, default: str) -
         if default and path.rsplit("/", 1)[-1] not in (INDEX, WORKING_IGNORE):
             message = (
                 f"desk is tracked on the default branch ({default}); desks travel only on task"
-                f" branches: git rm --cached {path} and commit (end-task on the branch does it)"
+                f" branches: git rm --cached {shown_path(path)} and commit (end-task on the branch does it)"
             )
-            findings.append(Finding(path, 0, "working.tracked-desk", ERROR, message))
+            findings.append(Finding(shown_path(path), 0, "working.tracked-desk", ERROR, message))
     if staged:
         findings.extend(_staged_working_rows(root, f"{working}/{INDEX}"))
         findings.extend(_staged_episode_edits(root, f"{store.relpath}/episodic"))
@@ -104,10 +105,10 @@ def _staged_episode_edits(root: Path, episodic: str) -> list[Finding]:
             continue
         if status == "D":
             message = "a committed episode is being deleted; episodes are append-only (delete only leaked secrets)"
-            findings.append(Finding(path, 0, "episodic.deleted", WARNING, message))
+            findings.append(Finding(shown_path(path), 0, "episodic.deleted", WARNING, message))
             continue
         old, new = _git(root, "show", f"HEAD:./{path}"), _git(root, "show", f":./{path}")
         if old is not None and new is not None and not is_typo_fix(old, new):
             message = "a committed episode is being rewritten; fix typos only, record new events in a new file"
-            findings.append(Finding(path, 0, "episodic.rewritten", ERROR, message))
+            findings.append(Finding(shown_path(path), 0, "episodic.rewritten", ERROR, message))
     return findings

@@ -2,7 +2,8 @@
 
 `find` lists the desks ahead of every row and `context` prints them for a harness at the
 start of a session; both read them here, so both skip the same files and parse the same
-way. A desk that is a symlink leading out of the drawer is not read (verify reports it).
+way. A desk that is a symlink leading out of the drawer is not read (verify reports it),
+nor is one whose file name is not a slug: its name is never printed (store/names.py).
 Writing a desk's text is shapes.desk's job.
 """
 
@@ -12,6 +13,7 @@ import os
 
 from .. import protocol
 from . import INDEX
+from .names import WITHHELD, is_slug_file
 from .textfile import read_lines
 
 # The sections `context` hands a harness: what to do next and what was already looked at.
@@ -41,6 +43,10 @@ def read_desks(root, problems: list[str]) -> list[Desk]:
     found = []
     for item in sorted(os.scandir(folder), key=lambda entry: entry.name):
         if item.name == INDEX or not item.name.endswith(".md") or not item.is_file():
+            continue
+        if not is_slug_file(item.name):
+            where = f"{protocol.MEMORY_DIR}/working/{WITHHELD}"
+            problems.append(f"{where}: a desk whose name is not a slug, not read; run verify")
             continue
         relpath = f"{protocol.MEMORY_DIR}/working/{item.name}"
         if item.is_symlink() and not _inside(os.path.realpath(item.path), real_folder):

@@ -16,6 +16,7 @@ from ..findings import ERROR, Finding
 from ..paths import inside
 from . import INDEX
 from .catalog import Catalog, parse_catalog
+from .names import is_slug_file, shown
 from .textfile import read_lines
 
 WORKING_IGNORE = ".gitignore"
@@ -67,7 +68,7 @@ def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store
         return store, [Finding(memory_dir, 0, "structure.missing-root", ERROR, message)]
     findings: list[Finding] = []
     for child in sorted(os.scandir(memory), key=lambda item: item.name):
-        relpath = f"{memory_dir}/{child.name}"
+        relpath = f"{memory_dir}/{shown(child.name)}"
         if child.name in ROOT_FILES and child.is_file(follow_symlinks=False):
             continue
         if child.is_dir(follow_symlinks=False):
@@ -107,7 +108,8 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
         ]
     findings: list[Finding] = []
     for item in sorted(os.scandir(folder), key=lambda child: child.name):
-        relpath = f"{drawer.relpath}/{item.name}"
+        # A name is printed only when it is plain: it is text a commit chose (names.py).
+        relpath = f"{drawer.relpath}/{shown(item.name)}"
         if item.is_symlink() and not inside(Path(item.path), folder):
             message = (
                 "symlink leading out of its drawer; it is not read. Replace it with a real file"
@@ -128,6 +130,14 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
             continue
         if not item.name.endswith(".md"):
             findings.append(_stray(relpath))
+            continue
+        if item.name != INDEX and not is_slug_file(item.name):
+            # Not read: no rule, command or digest should meet a name that is not a slug.
+            message = (
+                "file name is not a slug (lower-case letters, digits and single dashes, then"
+                " .md); rename it (`ls -b` shows the name) and update its row"
+            )
+            findings.append(Finding(relpath, 0, "structure.name-not-slug", ERROR, message))
             continue
         if not item.is_file() and os.path.exists(item.path):
             # A FIFO or device named *.md would block or stream forever if opened.
