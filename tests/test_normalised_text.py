@@ -248,7 +248,7 @@ def test_find_withholds_a_row_whose_file_is_not_a_slug(host: Path) -> None:
 def test_the_slug_rule_matches_what_the_commands_write(ecomem) -> None:
     from ecomem.store import names, shapes
 
-    assert names.LONGEST == shapes.SLUG_LENGTH + len("YYYY-MM-DD-")
+    assert shapes.SLUG_LENGTH + len("YYYY-MM-DD-") == names.LONGEST
     for title in ("Staging Postgres: port 6543", "Ünïcödé title", "x" * 200, "a -- b"):
         assert names.is_slug_file(shapes.slugify(title) + ".md"), title
         assert names.is_slug_file("2026-01-02-" + shapes.slugify(title) + ".md"), title
