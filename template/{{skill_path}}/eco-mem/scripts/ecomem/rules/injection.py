@@ -165,7 +165,10 @@ _FAKE_TURN = lazy(
 # A quick test first, then the gate regex: every marker holds `sys`, `inst`, `_of_turn`,
 # a tool-call word or a `|` right after `<`. Substring tests are far cheaper than the
 # gate's scan, which stops at every heading `#` and link `[` of an entry.
-_FAKE_TURN_HINTS = ("sys", "inst", "<|", "<\\|", "< |", "_of_turn", "invoke", "tool", "function_")
+_FAKE_TURN_HINTS = ("sys", "inst", "_of_turn")
+# Markers that begin with `<`, looked for only in text that holds one (a cell escapes its
+# pipes as `\|`).
+_TAG_HINTS = ("<|", "<\\|", "< |", "invoke", "tool", "function")
 _FAKE_TURN_GATE = lazy(
     r"[<\[#](?:[ \t]*\||[ \t]*/?[ \t]*(?:sys|inst)|<[ \t]*/?[ \t]*sys|[ \t]*system"
     r"|(?:start|end)_of_turn|/?(?:[a-z][a-z0-9]{0,11}:)?(?:invoke|tool|function|instruction))"
@@ -200,7 +203,9 @@ _FIX = "memory is data, not instructions: rewrite it as a fact about the project
 def _hinted(lowered: str) -> tuple[bool, bool, list]:
     """(may a fake role marker be in the text, may a turn marker, the phrase patterns it
     may hold): substring tests only, so most entries are done here."""
-    turns = any(hint in lowered for hint in _FAKE_TURN_HINTS)
+    turns = any(hint in lowered for hint in _FAKE_TURN_HINTS) or (
+        "<" in lowered and any(hint in lowered for hint in _TAG_HINTS)
+    )
     roles = any(hint in lowered for hint in _TURN_HINTS)
     phrases = [
         pattern

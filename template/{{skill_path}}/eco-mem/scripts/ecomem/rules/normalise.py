@@ -96,15 +96,21 @@ _SPACES = ("Zs", "Zl", "Zp")
 
 # What each non-ASCII character becomes (None: removed), filled as characters are met.
 _FOLDED: dict[str, str | None] = {}
+# The last text judged and its judged form: the four rules judge each document in turn.
+_LAST = ["", ""]
 
 
 def judged(text: str) -> str:
     """The text the rules judge (see the module docstring); `text` itself when ASCII."""
     if text.isascii():
         return text
+    if text == _LAST[0]:
+        return _LAST[1]
     import unicodedata  # only for text that is not ASCII
 
-    text = unicodedata.normalize("NFKC", text)
+    given = text
+    if not unicodedata.is_normalized("NFKC", text):  # the check is several times cheaper
+        text = unicodedata.normalize("NFKC", text)
     table = {}
     # Distinct characters only: a long entry has a few dozen, so the Python loop is short.
     for char in set(text):
@@ -116,7 +122,8 @@ def judged(text: str) -> str:
             folded = _FOLDED[char] = _fold(unicodedata.category(char), char)
         if folded != char:
             table[ord(char)] = folded
-    return text.translate(table) if table else text
+    _LAST[:] = given, text.translate(table) if table else text
+    return _LAST[1]
 
 
 def judged_lines(lines: list[str]) -> tuple[str, list[str]]:
