@@ -10,10 +10,12 @@ characters. So the injection, secret, personal-data and transcript rules judge
    line and bar are ASCII ones, the fi ligature is `fi`, a no-break space is a space);
 2. without format characters (Unicode category Cf: zero-width space, joiners, soft
    hyphen, bidi embeddings, overrides and isolates, the BOM) and without combining
-   marks NFKC left standing alone (`i` plus a combining dot is `i`);
+   marks NFKC left standing alone (`i` plus a combining dot is `i`), except the
+   invisible tag characters, which are read as the ASCII letters they copy;
 3. with every other space (em, thin, ideographic, line and paragraph separators)
    folded to a plain space;
-4. with the letters of LOOKALIKES folded to the Latin letter they are drawn like.
+4. with the letters of LOOKALIKES folded to the Latin letter they are drawn like (and
+   a few bars, colons and angle brackets to ASCII punctuation).
 
 Newlines are never added or removed, so a line number in the judged text is the line
 in the file. Text that is pure ASCII, nearly every entry, comes back as it is for the
@@ -90,7 +92,21 @@ LOOKALIKES = {
     "\N{LATIN SMALL LETTER SCRIPT G}": "g",
     "\N{LATIN SMALL LETTER DOTLESS I}": "i",
     "\N{LATIN SMALL LETTER DOTLESS J}": "j",
+    # Punctuation that chat-template markers and role prefixes are spelled with
+    "\N{DIVIDES}": "|",
+    "\N{LATIN LETTER DENTAL CLICK}": "|",
+    "\N{BOX DRAWINGS LIGHT VERTICAL}": "|",
+    "\N{MODIFIER LETTER COLON}": ":",
+    "\N{RATIO}": ":",
+    "\N{SINGLE LEFT-POINTING ANGLE QUOTATION MARK}": "<",
+    "\N{SINGLE RIGHT-POINTING ANGLE QUOTATION MARK}": ">",
+    "\N{LEFT ANGLE BRACKET}": "<",
+    "\N{RIGHT ANGLE BRACKET}": ">",
 }
+# Unicode tag characters (U+E0020 to U+E007E) are invisible copies of ASCII that a model
+# may still read ("ASCII smuggling"): they are judged as the ASCII they copy, not removed.
+_TAG_CHARACTERS = range(0xE0020, 0xE007F)
+_TAG_OFFSET = 0xE0000
 _DROPPED = ("Cf", "Mn")  # format characters; combining marks left alone after NFKC
 _SPACES = ("Zs", "Zl", "Zp")
 
@@ -137,6 +153,8 @@ def judged_lines(lines: list[str]) -> tuple[str, list[str]]:
 
 
 def _fold(category: str, char: str) -> str | None:
+    if ord(char) in _TAG_CHARACTERS:
+        return chr(ord(char) - _TAG_OFFSET)
     if category in _DROPPED:
         return None
     if category in _SPACES:
