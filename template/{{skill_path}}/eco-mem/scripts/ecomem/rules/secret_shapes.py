@@ -75,22 +75,18 @@ _AUTH_HEADER = lazy(
 )
 
 # The generic rule anchors on a credential word inside a name, then reads the value
-# after `=`, `:`, `:=` or `=>`. `auth(?!or)` keeps `author:` out. It runs on lowercased
+# after `=`, `:`, `:=` or `=>` (or `is`, `was`, `reads` in prose). `auth(?!or)` keeps
+# `author:` out. It runs on lowercased
 # text (much faster than IGNORECASE) and reads the value back from the original.
 _ASSIGNMENT = lazy(
     r"(?:key|token|secret|passw(?:or)?d|passphrase|pwd|credentials?|auth(?!or))"
-    r"(?P<rest>[\w.-]{0,40})[\"']?[ \t]*(?:[:?]?=|=>|:)(?![=:/])"
+    r"(?P<rest>[\w.-]{0,40})[\"']?[ \t]*(?:[:?]?=|=>|:|(?<=[ \t])(?P<prose>is|was|reads)[ \t])(?![=:/])"
     r"[ \t]*(?:\*\*|__)?[ \t]*(?P<quote>[\"'`]?)(?P<value>[^\s\"'`<>(){}\[\],;|\\&%]{1,300})"
 )
-# The same in prose: "the API key is 3f2a…", "deploy token was q8Zr…". A qualifier must
-# name a credential (a bare "the key is" is also said of cache keys and sort keys).
-_PROSE_CREDENTIAL = lazy(
-    r"(?:api|access|secret|auth|bearer|client|signing|deploy|service|personal|admin)"
-    r"[ _-]?(?:key|token|secret)|passw(?:or)?d|passphrase"
-)
-_PROSE_VALUE = lazy(
-    r"[ \t]+(?:is|was|reads|=|:)[ \t]+(?:\*\*|__)?(?P<quote>[\"'`]?)"
-    r"(?P<value>[A-Za-z0-9+/_.=~-]{16,300})"
+# In prose ("the API key is 3f2a…") a credential word alone says too little: "the cache
+# key is …" names a hash. There a qualifier must stand before it, or the word is a password.
+_PROSE_QUALIFIER = lazy(
+    r"(?:api|access|secret|auth|bearer|client|signing|deploy|service|personal|admin)[ _-]?$"
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Names holding things that look random but are not secret: public keys, cache keys, ids.
@@ -307,6 +303,13 @@ def _generic_assignments(text: str, lowered: str) -> list[tuple[int, str]]:
             start -= 1
         name = text[start : match.end("rest")]
         value = text[match.start("value") : match.end("value")]
+        if match.group("prose"):
+            word = match.start()
+            if not lowered.startswith(("passw", "passphrase"), word) and not (
+                _PROSE_QUALIFIER.search(lowered, max(0, word - 12), word)
+            ):
+                continue
+            value = value.rstrip(".")  # the sentence ends, the value does not go on
         quote = match.group("quote")
         after = text[match.end() : match.end() + 1]
         if quote:
@@ -317,19 +320,6 @@ def _generic_assignments(text: str, lowered: str) -> list[tuple[int, str]]:
         if _NOT_SECRET_NAME.search(name) or not _looks_random(value):
             continue
         found.append((start, name))
-    for match in _PROSE_CREDENTIAL.finditer(lowered):
-        start = match.start()
-        if start and lowered[start - 1].isalnum():
-            continue  # `xapi_key` is another word
-        said = _PROSE_VALUE.match(lowered, match.end())
-        if said is None:
-            continue
-        value = text[said.start("value") : said.end("value")].rstrip(".")
-        quote, after = said.group("quote"), text[said.end() : said.end() + 1]
-        if (quote and after != quote) or (not quote and after and after not in _END_OF_VALUE):
-            continue
-        if _looks_random(value):
-            found.append((start, text[start : match.end()]))
     return found
 
 
