@@ -112,19 +112,17 @@ _SPACES = ("Zs", "Zl", "Zp")
 
 # What each non-ASCII character becomes (None: removed), filled as characters are met.
 _FOLDED: dict[str, str | None] = {}
-# The last text judged and its judged form: the four rules judge each document in turn.
-_LAST = ["", ""]
+# The last lines judged: the four rules judge each document in turn, so three of four
+# calls find it here. (the lines given, their text judged, the judged lines)
+_LAST: list = [None, "", []]
 
 
 def judged(text: str) -> str:
     """The text the rules judge (see the module docstring); `text` itself when ASCII."""
     if text.isascii():
         return text
-    if text == _LAST[0]:
-        return _LAST[1]
     import unicodedata  # only for text that is not ASCII
 
-    given = text
     if not unicodedata.is_normalized("NFKC", text):  # the check is several times cheaper
         text = unicodedata.normalize("NFKC", text)
     table = {}
@@ -138,18 +136,21 @@ def judged(text: str) -> str:
             folded = _FOLDED[char] = _fold(unicodedata.category(char), char)
         if folded != char:
             table[ord(char)] = folded
-    _LAST[:] = given, text.translate(table) if table else text
-    return _LAST[1]
+    return text.translate(table) if table else text
 
 
 def judged_lines(lines: list[str]) -> tuple[str, list[str]]:
     """(the lines joined by newlines, then judged; the judged lines). The lines given
-    come back as they are when they are ASCII."""
+    come back as they are when they are ASCII. The judged lines are shared with the
+    other rules reading the same lines: a rule must not change them."""
+    if lines == _LAST[0]:  # a copy: equal lines, even if the list changed since
+        return _LAST[1], _LAST[2]
     joined = "\n".join(lines)
     if joined.isascii():
         return joined, lines
-    joined = judged(joined)
-    return joined, joined.split("\n")
+    text = judged(joined)
+    _LAST[:] = list(lines), text, text.split("\n")
+    return _LAST[1], _LAST[2]
 
 
 def _fold(category: str, char: str) -> str | None:
