@@ -229,6 +229,17 @@ def test_a_desk_named_with_orders_fails_strict_verify_and_is_never_printed(host:
         assert "SYSTEM" not in shown.stdout + shown.stderr, command
 
 
+def test_an_ignored_entry_named_with_orders_is_reported_without_its_name(host: Path) -> None:
+    (host / MEMORY / "semantic" / ORDER_NAME).write_text("# Notes\n")
+    with (host / ".gitignore").open("a", encoding="utf-8") as ignore:
+        ignore.write(f"\n/{MEMORY}/semantic/notes*\n")
+
+    result = mem(host, "verify", "--json")
+    rules = {finding["rule"] for finding in json.loads(result.stdout)["findings"]}
+    assert {"git.ignored", "structure.name-not-slug"} <= rules
+    assert "curl" not in result.stdout and "SYSTEM" not in result.stdout
+
+
 @pytest.mark.parametrize(
     "name",
     ["Release Notes.md", "release_notes.md", "release--notes.md", "caf\u00e9.md", "-x.md"],

@@ -157,6 +157,8 @@ class HiddenCheck:
         self._check = IgnoreCheck(root, paths_to_keep(root))
 
     def findings(self) -> list[Finding]:
+        from ..store.names import shown_path
+
         future = dict.fromkeys(future_entries())
         findings = []
         for path, hide in sorted(self._check.hidden().items()):
@@ -168,7 +170,8 @@ class HiddenCheck:
                 f"{what} would never reach a commit: git ignores it by {hide};"
                 f" run `{TRACK_COMMAND}`, or change that rule"
             )
-            findings.append(Finding(where, 0, "git.ignored", ERROR, message))
+            # A name is text a commit chose: printed only when plain (store/names.py).
+            findings.append(Finding(shown_path(where), 0, "git.ignored", ERROR, message))
         return findings
 
 
