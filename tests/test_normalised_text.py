@@ -65,6 +65,8 @@ def normalise(ecomem):
         pytest.param("\N{GREEK SMALL LETTER ALPHA}pi", "api", id="greek-alpha"),
         pytest.param("i\u0307gnore", "ignore", id="stray-combining-mark"),
         pytest.param(tagged("ignore"), "ignore", id="tag-characters"),
+        pytest.param("\u026a\u0262\u0274\u1d0f\u0280\u1d07", "ignore", id="small-capitals"),
+        pytest.param("ignore\u3164previous", "ignore previous", id="hangul-filler"),
         pytest.param("<\N{DIVIDES}im_start\N{DIVIDES}>", "<|im_start|>", id="divides-bars"),
     ],
 )

@@ -24,8 +24,8 @@ cost of one `str.isascii`: nothing above can change it.
 
 from __future__ import annotations
 
-# Cyrillic and Greek letters (and a few Latin ones) drawn like a Latin letter, as fonts
-# commonly render them. Only whole lookalikes: Cyrillic `и` or Greek `λ` stay as they are.
+# Cyrillic and Greek letters, Latin small capitals and a few others drawn like a Latin
+# letter, as fonts commonly render them; blank letters drawn as a space. Only whole lookalikes: Cyrillic `и` or Greek `λ` stay as they are.
 LOOKALIKES = {
     # Cyrillic
     "\N{CYRILLIC SMALL LETTER A}": "a",
@@ -92,6 +92,38 @@ LOOKALIKES = {
     "\N{LATIN SMALL LETTER SCRIPT G}": "g",
     "\N{LATIN SMALL LETTER DOTLESS I}": "i",
     "\N{LATIN SMALL LETTER DOTLESS J}": "j",
+    # Latin small capitals, a "styled text" spelling that NFKC leaves alone
+    "\N{LATIN LETTER SMALL CAPITAL A}": "a",
+    "\N{LATIN LETTER SMALL CAPITAL B}": "b",
+    "\N{LATIN LETTER SMALL CAPITAL C}": "c",
+    "\N{LATIN LETTER SMALL CAPITAL D}": "d",
+    "\N{LATIN LETTER SMALL CAPITAL E}": "e",
+    "\N{LATIN LETTER SMALL CAPITAL F}": "f",
+    "\N{LATIN LETTER SMALL CAPITAL G}": "g",
+    "\N{LATIN LETTER SMALL CAPITAL H}": "h",
+    "\N{LATIN LETTER SMALL CAPITAL I}": "i",
+    "\N{LATIN LETTER SMALL CAPITAL J}": "j",
+    "\N{LATIN LETTER SMALL CAPITAL K}": "k",
+    "\N{LATIN LETTER SMALL CAPITAL L}": "l",
+    "\N{LATIN LETTER SMALL CAPITAL M}": "m",
+    "\N{LATIN LETTER SMALL CAPITAL N}": "n",
+    "\N{LATIN LETTER SMALL CAPITAL O}": "o",
+    "\N{LATIN LETTER SMALL CAPITAL P}": "p",
+    "\N{LATIN LETTER SMALL CAPITAL Q}": "q",
+    "\N{LATIN LETTER SMALL CAPITAL R}": "r",
+    "\N{LATIN LETTER SMALL CAPITAL S}": "s",
+    "\N{LATIN LETTER SMALL CAPITAL T}": "t",
+    "\N{LATIN LETTER SMALL CAPITAL U}": "u",
+    "\N{LATIN LETTER SMALL CAPITAL V}": "v",
+    "\N{LATIN LETTER SMALL CAPITAL W}": "w",
+    "\N{LATIN LETTER SMALL CAPITAL Y}": "y",
+    "\N{LATIN LETTER SMALL CAPITAL Z}": "z",
+    # Blank letters that render as a space
+    "\N{HANGUL CHOSEONG FILLER}": " ",
+    "\N{HANGUL JUNGSEONG FILLER}": " ",
+    "\N{HANGUL FILLER}": " ",
+    "\N{HALFWIDTH HANGUL FILLER}": " ",
+    "\N{BRAILLE PATTERN BLANK}": " ",
     # Punctuation that chat-template markers and role prefixes are spelled with
     "\N{DIVIDES}": "|",
     "\N{LATIN LETTER DENTAL CLICK}": "|",
