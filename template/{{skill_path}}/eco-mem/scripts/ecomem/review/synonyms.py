@@ -118,7 +118,8 @@ WORDS = {
     "ports": "port",
 }
 # Words that carry neither subject nor value in a fact: verbs of use and need, and
-# words of time that say when, not what ("again", "now").
+# words of time that say when, not what ("again", "now"), and "version", which names the
+# kind of value a fact states, not what it is about.
 GENERIC = frozenset(
     [
         "use",
@@ -149,6 +150,8 @@ GENERIC = frozenset(
         "currently",
         "still",
         "code",
+        "version",
+        "versions",
         "get",
         "gets",
     ]
