@@ -68,6 +68,7 @@ class Fact:
         self.title = text.title_of(lines)
         prose = [line for line in text.prose_lines(lines) if not line.startswith("# ")]
         heads = [self.title] + ([one_liner] if one_liner and one_liner != self.title else [])
+        self.head_texts = heads
         said = text.statements(heads)
         self.heads = set(said)
         self.title_words = text.words(said)
@@ -86,8 +87,11 @@ def slug_of(row_cells, file: str) -> str:
 class Review:
     """The store and what several checks share: facts, git's file list, thresholds."""
 
-    def __init__(self, store: Store, today: date, thresholds: dict) -> None:
+    def __init__(
+        self, store: Store, today: date, thresholds: dict, suggest_cites: bool = False
+    ) -> None:
         self.store, self.root, self.today, self.limits = store, store.root, today, thresholds
+        self.suggest_cites = suggest_cites
         self._listing: set[str] | None = None
         self._listed = False
         self.facts: list[Fact] = []
@@ -161,10 +165,22 @@ def _procedures_cite(store: Store) -> bool:
 
 def uncited(review: Review) -> list[Item]:
     items = []
+    suggester = None
+    if review.suggest_cites:
+        from .suggest import Suggester
+
+        suggester = Suggester(str(review.root))
     for fact in review.facts:
         if fact.fields.get("source") == "verified" and not fact.cites:
             message = "a verified fact that cites nothing; no machine can re-check it"
             command = f"revise {review.slug(fact.relpath)} --cite 'PATH \"TEXT\"'"
+            if suggester is not None:
+                from .suggest import key_words
+
+                cite = suggester.cite(key_words(fact))
+                if cite is not None:
+                    message += f"; its key words are in {cite.split(' ', 1)[0]}, check that line"
+                    command = f"revise {review.slug(fact.relpath)} --cite {quote(cite)}"
             items.append(Item("uncited", [fact.relpath], message, command))
     return items
 

@@ -253,7 +253,9 @@ class Statement:
         else:
             names |= capitalised
         for span in CODE_SPAN.findall(text):
-            quoted = {concept(part) for word in WORD.findall(span.lower()) for part in word.split("-")}
+            quoted = {
+                concept(part) for word in WORD.findall(span.lower()) for part in word.split("-")
+            }
             names.update(quoted & concepts)
         concepts -= names
         self.concepts = frozenset(concepts)
@@ -375,6 +377,53 @@ EXTENSIONS = frozenset(
 )
 NOT_A_PATH = set("<>{}[]*?$%~|=!@#^&,;'\"()\\ ")
 PLACEHOLDER_PARTS = ("path/to/", "example", "your-", "xxx", "...", "…")
+# Names that stand for any name: `foo/bar.py`, `x/y`, `NAME/config.yml` are examples.
+PLACEHOLDER_WORDS = frozenset(
+    [
+        "foo",
+        "bar",
+        "baz",
+        "qux",
+        "quux",
+        "xyz",
+        "abc",
+        "x",
+        "y",
+        "z",
+        "a",
+        "b",
+        "n",
+        "name",
+        "names",
+        "path",
+        "dir",
+        "folder",
+        "file",
+        "thing",
+        "something",
+        "whatever",
+        "my",
+        "your",
+        "some",
+    ]
+)
+# Shapes of git refs, not files: `origin/main`, `feature/login`.
+REF_PREFIXES = ("origin/", "upstream/", "refs/", "heads/", "remotes/", "feature/", "feat/")
+REF_PREFIXES += ("fix/", "bugfix/", "hotfix/", "release/", "releases/")
+
+
+def placeholder(token: str) -> bool:
+    """Whether a path-shaped token is an example rather than a claim about this repo."""
+    parts = [part for part in token.strip("/").split("/") if part not in ("", ".", "..")]
+    for part in parts:
+        stem_part = part.split(".", 1)[0]
+        if stem_part.lower() in PLACEHOLDER_WORDS:
+            return True
+        if "." not in part and len(stem_part) > 1 and stem_part.isupper():
+            return True  # NAME, SERVICE: a slot to fill in
+    return "." not in parts[-1] and token.lower().startswith(REF_PREFIXES) if parts else True
+
+
 BARE = re.compile(r"(?<![\w/.`-])((?:\.?[\w-]+/)+[\w.-]+\.[A-Za-z0-9]+)(?![\w/])")
 
 
@@ -386,7 +435,7 @@ def path_shaped(token: str, quoted: bool) -> str | None:
     if any(char in NOT_A_PATH for char in token):
         return None
     lowered = token.lower()
-    if any(part in lowered for part in PLACEHOLDER_PARTS):
+    if any(part in lowered for part in PLACEHOLDER_PARTS) or placeholder(token):
         return None
     name = token.rstrip("/").rsplit("/", 1)[-1]
     extension = name.rsplit(".", 1)[-1].lower() if "." in name[1:] else ""
