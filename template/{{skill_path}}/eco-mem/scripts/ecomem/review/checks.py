@@ -66,7 +66,8 @@ class Fact:
         self.fields = {name: value for name, (_, value) in read_fields(lines).items()}
         self.cites = read_cites(lines)[0]
         self.title = text.title_of(lines)
-        prose = [line for line in text.prose_lines(lines) if not line.startswith("# ")]
+        self.prose = text.prose_lines(lines)  # path_gone reads the same lines
+        prose = [line for line in self.prose if not line.startswith("# ")]
         heads = [self.title] + ([one_liner] if one_liner and one_liner != self.title else [])
         self.head_texts = heads
         said = text.statements(heads)
@@ -308,7 +309,7 @@ def path_gone(review: Review) -> list[Item]:
     items = []
     sources: list[tuple[str, list[str]]] = []
     for fact in review.facts:
-        sources.append((fact.relpath, text.prose_lines(fact.lines)))
+        sources.append((fact.relpath, fact.prose))
     procedural = review.store.drawers.get("procedural")
     if procedural is not None:
         for entry in procedural.entries.values():
