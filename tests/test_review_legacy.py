@@ -10,9 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import MEMORY, SKILL, assert_exit, build_files, commit_all, git
+from tests.helpers import SKILL, assert_exit, build_files, commit_all, git
 from tests.test_review import fact, kinds, report, review
-
 
 PARTS = "billing search auth cart audit mailer export import ledger queue cache admin api cli docs"
 
@@ -60,9 +59,10 @@ def test_suggest_cites_names_the_one_file_and_writes_nothing(host: Path) -> None
     assert found[nothing]["command"] == "revise quiet --cite 'PATH \"TEXT\"'"
     assert git(host, "status", "--porcelain") == status
     # The suggested command is one verify accepts.
+    script = str(host / SKILL / "scripts/eco_mem.py")
+    cite = 'pyproject.toml "[tool.ruff]"'
     done = subprocess.run(
-        [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), "revise", "ruff-only"]
-        + ["--cite", 'pyproject.toml "[tool.ruff]"'],
+        [sys.executable, script, "revise", "ruff-only", "--cite", cite],
         cwd=host,
         capture_output=True,
         text=True,

@@ -185,9 +185,13 @@ PHRASE_CONCEPT = dict(synonyms.PHRASES)
 TOKEN = re.compile(rf"(?P<value>{VALUE.pattern})|(?P<word>{WORD.pattern})")
 
 
+# A concept's own name is never stemmed: "store" and "stores" both stay "store".
+CANONICAL = frozenset(synonyms.WORDS.values()) | frozenset(PHRASE_CONCEPT.values())
+
+
 def concept(word: str) -> str:
     """One word (lower case) as the concept it names: a synonym's head, else its stem."""
-    return synonyms.WORDS.get(word) or stem(word)
+    return synonyms.WORDS.get(word) or (word if word in CANONICAL else stem(word))
 
 
 def _skipped(word: str) -> bool:
