@@ -51,12 +51,17 @@ def test_suggest_cites_names_the_one_file_and_writes_nothing(host: Path) -> None
     )
     ruff = fact(host, "ruff-only", "Ruff is the only linter", "Nothing else runs.", "verified")
     nothing = fact(host, "quiet", "Logs go to stderr", "Checked by hand.", "verified")
-    os.symlink("/etc/hostname", host / "outside.toml")  # a link out: never read
+    # A tracked link to a file outside the repository that names the tool: never read.
+    outside = host.parent / "outside.toml"
+    outside.write_text("[tool.mypy]\nstrict = true\n", encoding="utf-8")
+    os.symlink(outside, host / "linked.toml")
+    mypy = fact(host, "mypy-strict", "Mypy checks types strictly", "In CI.", "verified")
     commit_all(host, "facts and code")
     status = git(host, "status", "--porcelain")
     found = {f["entries"][0]: f for f in report(host, "--suggest-cites")["findings"]}
     assert found[ruff]["command"] == "revise ruff-only --cite 'pyproject.toml \"[tool.ruff]\"'"
     assert found[nothing]["command"] == "revise quiet --cite 'PATH \"TEXT\"'"
+    assert found[mypy]["command"] == "revise mypy-strict --cite 'PATH \"TEXT\"'"
     assert git(host, "status", "--porcelain") == status
     # The suggested command is one verify accepts.
     script = str(host / SKILL / "scripts/eco_mem.py")
