@@ -77,3 +77,13 @@ def test_reworded_pairs_are_found_and_near_misses_are_not(host: Path) -> None:
     planted = {(kind, *sorted(pair)) for kind, *pair in PAIRS}
     assert found <= planted, f"flagged near misses: {sorted(found - planted)}"
     assert len(found) >= 5, f"missed: {sorted(planted - found)}"
+
+
+def test_a_body_sentence_leaning_on_its_title_contradicts_nothing(host: Path) -> None:
+    fact(host, "build-time", "The build takes 5 minutes", "Measured in May.")
+    fact(host, "slow-tests", "The end-to-end tests are slow", "It takes 10 minutes.")
+    fact(host, "old-port", "The API listens on port 8000", "Since January.")
+    fact(host, "new-port", "The API moved", "The API listens on port 8080 since May.")
+    found = kinds(host)
+    assert found.get("contradiction") == [[f"{SEMANTIC}/new-port.md", f"{SEMANTIC}/old-port.md"]]
+    assert "duplicate" not in found

@@ -20,6 +20,10 @@ from __future__ import annotations
 from math import ceil
 
 BLOCK_CAP = 48  # statements (or facts) one index word may lead to before it is too common
+# Subject words (units of its numbers aside) a body sentence must share with the other
+# before it can contradict it: a title says what a fact is about, a body sentence often
+# leans on its title ("It takes 10 minutes").
+BODY_SUBJECT = 2
 OWNER_CAP = 16  # facts one sentence may sit in before it is boilerplate, not a claim
 DUPLICATE_TITLES = 0.75  # Jaccard of title words at or above which two facts repeat
 DUPLICATE_BODIES = 0.6  # the same over title and body together
@@ -111,6 +115,11 @@ def _also_says(fact, statement, other_statement) -> bool:
     )
 
 
+def _shared_subject(one, other) -> int:
+    units = {unit for unit, _ in one.typed} | {unit for unit, _ in other.typed}
+    return len((one.subject & other.subject) - units)
+
+
 def _domain(statement) -> frozenset:
     return statement.concepts or statement.names
 
@@ -175,6 +184,10 @@ def statement_pairs(facts: list, work: Work) -> tuple[dict, set]:
                         if i in heads[node] and j in heads[other]:
                             repeats.add(pair)
                     elif pair not in clashes:
+                        if not (i in heads[node] and j in heads[other]) and (
+                            _shared_subject(statement, said[other]) < BODY_SUBJECT
+                        ):
+                            continue  # "It takes 10 minutes" in a body: about what?
                         first, second = facts[i], facts[j]
                         if not (
                             _also_says(first, statement, said[other])
