@@ -87,3 +87,37 @@ def test_a_body_sentence_leaning_on_its_title_contradicts_nothing(host: Path) ->
     found = kinds(host)
     assert found.get("contradiction") == [[f"{SEMANTIC}/new-port.md", f"{SEMANTIC}/old-port.md"]]
     assert "duplicate" not in found
+
+
+# Facts a healthy store holds side by side: two tools for two steps, two languages for
+# two parts, two retention periods for two kinds of data. None is a pair.
+NEIGHBOURS = [
+    "Run ruff before every commit",
+    "Run mypy before every commit",
+    "Sentry collects frontend errors",
+    "Datadog collects backend metrics",
+    "Postgres stores orders",
+    "Redis stores sessions",
+    "The API is written in Python",
+    "The dashboard is written in TypeScript",
+    "Deploys need approval from the on-call engineer",
+    "Deploys are blocked on Fridays",
+    "Tests need Docker running",
+    "Tests need Postgres 15 running",
+    "Feature flags are removed after 30 days",
+    "Stale branches are deleted after 90 days",
+    "The nightly job runs at 02:00 UTC",
+    "The backup job runs at 03:00 UTC",
+    "Logs are kept for 14 days",
+    "Metrics are kept for 90 days",
+    "The worker uses Celery",
+    "The scheduler uses Celery beat",
+    "Python 3.12 in production",
+    "Python 3.11 in the data pipeline",
+]
+
+
+def test_healthy_neighbours_are_no_pair(host: Path) -> None:
+    for n, title in enumerate(NEIGHBOURS):
+        fact(host, f"neighbour-{n:02}", title)
+    assert kinds(host) == {}

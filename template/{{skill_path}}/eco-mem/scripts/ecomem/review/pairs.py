@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from math import ceil
 
+from .text import TOOL_NAMES
+
 BLOCK_CAP = 48  # statements (or facts) one index word may lead to before it is too common
 # Subject words (units of its numbers aside) a body sentence must share with the other
 # before it can contradict it: a title says what a fact is about, a body sentence often
@@ -90,6 +92,8 @@ def judge(one, other, work: Work) -> tuple[str, str] | None:
     if (
         mine
         and theirs
+        and mine | theirs <= TOOL_NAMES  # "API" or "Staging" differing is another subject
+        and not (one.step or other.step)
         and one.typed == other.typed
         and one.negated == other.negated
         and close(one.subject - names_one, other.subject - names_other)

@@ -198,12 +198,18 @@ def _skipped(word: str) -> bool:
     return word in STOPWORDS or word in synonyms.GENERIC or len(word) < 2
 
 
+TOOL_NAMES = frozenset(concept(word) for word in synonyms.TOOLS | synonyms.CAPITALISED_TOOLS)
+# Words that make a sentence one step of several ("run ruff before every commit"): two
+# such sentences naming two tools are two steps, not two answers to one question.
+STEP_WORDS = frozenset(["before", "after", "every", "each", "also", "too", "and", "plus"])
+
+
 class Statement:
     """One sentence, read as a claim: the concepts it is about, the names (tools,
     capitalised or code-quoted words) it states, its numbers with the unit word that
     follows each (`300 seconds`, `port 8000` has none), and its polarity."""
 
-    __slots__ = ("concepts", "names", "negated", "subject", "typed", "values")
+    __slots__ = ("concepts", "names", "negated", "step", "subject", "typed", "values")
 
     def __init__(self, text: str) -> None:
         text = PHRASE.sub(lambda found: f" {PHRASE_CONCEPT[found.group(0).lower()]} ", text)
@@ -268,6 +274,7 @@ class Statement:
         self.values = frozenset(values)
         self.typed = frozenset(typed)
         self.negated = negations % 2 == 1
+        self.step = any(word.lower() in STEP_WORDS for word in WORD.findall(text))
 
 
 def prose_lines(lines: list[str]) -> list[str]:
