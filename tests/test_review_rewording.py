@@ -121,3 +121,9 @@ def test_healthy_neighbours_are_no_pair(host: Path) -> None:
     for n, title in enumerate(NEIGHBOURS):
         fact(host, f"neighbour-{n:02}", title)
     assert kinds(host) == {}
+
+
+def test_a_unit_alone_does_not_make_one_subject(host: Path) -> None:
+    fact(host, "retries", "Retry 3 times")
+    fact(host, "webhook-retries", "Retry failed webhooks 5 times")
+    assert kinds(host) == {}

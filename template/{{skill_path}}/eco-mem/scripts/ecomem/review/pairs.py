@@ -82,7 +82,8 @@ def judge(one, other, work: Work) -> tuple[str, str] | None:
                 content = len(one.subject & other.subject) + len(one.values)
                 return (DUPLICATE, "say the same thing") if content >= 2 else None
             clash = _numbers_clash(one.typed, other.typed)
-            if clash:
+            units = {unit for unit, _ in one.typed | other.typed}
+            if clash and close(one.subject - units, other.subject - units):
                 return CONTRADICTION, f"state {clash[0]} and {clash[1]} about the same thing"
             return None
         if one.typed == other.typed:
