@@ -8,8 +8,8 @@ the same unit, the opposite polarity, or swap one tool name for another. Facts o
 different scopes (services, packages, languages) are never a pair.
 
 Cost: statements meet only through an inverted index. The smaller statement's subject
-lies inside the larger one's, so looking a statement up by its rarest subject word
-finds every statement it could pair with; a word more than BLOCK_CAP statements share
+lies (nearly always) inside the larger one's, so looking a statement up by its rarest
+subject word finds the statements it could pair with; a word more than BLOCK_CAP statements share
 is too common to say what a statement is about, and is never looked up. Near-identical
 text is found the same way, through the rarest words of each fact (prefix filtering).
 The work is then bounded by statements x BLOCK_CAP, whatever the store holds.
@@ -29,7 +29,6 @@ BODY_SUBJECT = 2
 OWNER_CAP = 16  # facts one sentence may sit in before it is boilerplate, not a claim
 DUPLICATE_TITLES = 0.75  # Jaccard of title words at or above which two facts repeat
 DUPLICATE_BODIES = 0.6  # the same over title and body together
-GENERIC_SCOPES = frozenset(["", "-", "repo", "repository", "project", "all", "global", "*"])
 DUPLICATE, CONTRADICTION = "duplicate", "contradiction"
 
 
