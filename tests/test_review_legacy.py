@@ -151,5 +151,5 @@ def test_pairing_work_grows_with_facts_not_with_their_pairs(host: Path) -> None:
     counts = {int(n): value for n, value in json.loads(done.stdout).items()}
     for n, (statements, facts, clashes, repeats) in counts.items():
         assert statements + facts <= 3 * 48 * n  # BLOCK_CAP compared per statement or fact
-        assert clashes == repeats == 0  # service i and service j are different subjects
+        assert clashes == repeats == 0  # one subject in every fact: too common to pair on
     assert counts[2000][0] <= 5 * counts[500][0] and counts[2000][1] <= 5 * counts[500][1]
