@@ -16,9 +16,15 @@ benchmarks/verify.py (3 desks, 40 rows and files per drawer, every entry at its 
 cap, the citing variant), both as subprocesses of the rendered script, interleaved
 (benchmarks/_timing.py). Target: review at most 2x verify.
 
+Scale: a hostile store that ignores the caps (benchmarks/verify.py's semantic facts at
+their line cap, SCALE of them, sharing every filler line), review's wall time once per
+size. Target: 8,000 facts within 5x the time of 2,000 (near-linear), and 20,000 in
+seconds, not minutes. Pairing goes through an inverted index (ecomem/review/pairs.py);
+tests/test_review_legacy.py checks the work it does stays bounded, untimed.
+
 Reproduce from the repository root:
 
-    python -m benchmarks.review [--runs N]
+    python -m benchmarks.review [--runs N] [--no-scale]
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ from tests.helpers import (
 
 DEFAULT_RUNS = 5
 TARGET = 2.0
+SCALE = (2000, 8000, 20000)
+SCALE_TARGET = 5.0  # 8,000 facts against 2,000
 STORES = ("review_planted", "review_heldout")
 WHOLE_CATALOG = ("near-cap", "load")
 
@@ -112,7 +120,30 @@ def run_store(rendered: Path, work: Path, name: str) -> dict:
     return score(json.loads(done.stdout), data)
 
 
+def scale(rendered: Path, work: Path) -> None:
+    """review's time on stores of SCALE facts, caps bypassed."""
+    seconds = {}
+    for count in SCALE:
+        host = shutil.copytree(rendered, work / f"scale-{count}", symlinks=True)
+        populate(host, 0, {"semantic": count}, True, False)
+        script = host / SKILL / "scripts/eco_mem.py"
+        started = time.perf_counter()
+        subprocess.run(review_command(script, host, "--json"), capture_output=True, check=False)
+        seconds[count] = time.perf_counter() - started
+        shutil.rmtree(host)
+    print_table(
+        ("facts", "review", "per fact"),
+        [(str(n), f"{t:.2f} s", f"{t / n * 1000:.2f} ms") for n, t in seconds.items()],
+    )
+    grown = seconds[8000] / seconds[2000]
+    verdict = "within target" if grown <= SCALE_TARGET else "OVER TARGET"
+    print(f"8,000 / 2,000 facts: {grown:.2f}x (target <= {SCALE_TARGET:.1f}x: {verdict})")
+
+
 def main() -> None:
+    with_scale = "--no-scale" not in sys.argv[1:]
+    if not with_scale:
+        sys.argv.remove("--no-scale")
     runs = parse_runs(__doc__, DEFAULT_RUNS)
     with tempfile.TemporaryDirectory(prefix="eco-mem-bench-review-") as tmp:
         work = Path(tmp)
@@ -170,6 +201,9 @@ def main() -> None:
                 TARGET,
             )
         )
+        if with_scale:
+            print()
+            scale(rendered, work)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--today", metavar="YYYY-MM-DD", help="date to judge ages by (default: today)"
     )
     parser.add_argument(
+        "--suggest-cites",
+        action="store_true",
+        help="for each verified fact that cites nothing, propose the tracked file and line"
+        " its key words point at (writes nothing); lists every uncited fact",
+    )
+    parser.add_argument(
         "--default-branch",
         metavar="NAME",
         help="the branch a finished task merges into (default: origin/HEAD, else main or master)",
@@ -112,7 +118,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
             f"no memory folder at {protocol.MEMORY_DIR}; pass --root or install eco-mem"
         )
     store, _ = load_store(root)  # what does not fit the store's shape is verify's to say
-    review = Review(store, today, limits)
+    review = Review(store, today, limits, args.suggest_cites)
     items, load_bytes = run_all(review, args.default_branch)
     facts = report.summary(entries_per_drawer(store), items, load_bytes, limits)
     if args.json:
@@ -128,7 +134,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
         print(json.dumps(document, indent=2))
     elif args.markdown:
         mem = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py"
-        print(report.as_markdown(items, facts, today.isoformat(), mem), end="")
+        print(report.as_markdown(items, facts, today.isoformat(), mem, args.suggest_cites), end="")
     else:
-        print(report.as_text(items, facts))
+        print(report.as_text(items, facts, args.suggest_cites))
     return 1 if items else 0

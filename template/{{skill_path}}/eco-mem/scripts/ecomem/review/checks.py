@@ -17,7 +17,7 @@ from ..store.cites import read_cites
 from ..store.dates import parse_iso
 from ..store.fields import read_fields
 from ..store.load import INDEX, Store
-from . import text
+from . import pairs, text
 
 KINDS = (
     "evidence-gone",
@@ -34,9 +34,6 @@ KINDS = (
 )
 DEFAULTS = protocol.REVIEW_DEFAULTS  # extensions/protocol.py, the one source
 BYTES_PER_TOKEN = 4  # a rough English-text average; the budget is in bytes
-DUPLICATE_TITLES = 0.75  # Jaccard of title words at or above which two facts repeat
-DUPLICATE_BODIES = 0.6  # the same over title and body together
-SAME_SUBJECT = 3  # subject words two statements must share before they can disagree
 SUGGESTED_ROWS = 3  # rows a near-cap finding names to look at first
 
 
@@ -69,13 +66,18 @@ class Fact:
         self.fields = {name: value for name, (_, value) in read_fields(lines).items()}
         self.cites = read_cites(lines)[0]
         self.title = text.title_of(lines)
-        prose = [line for line in text.prose_lines(lines) if not line.startswith("# ")]
+        self.prose = text.prose_lines(lines)  # path_gone reads the same lines
+        prose = [line for line in self.prose if not line.startswith("# ")]
         heads = [self.title] + ([one_liner] if one_liner and one_liner != self.title else [])
+        self.head_texts = heads
         said = text.statements(heads)
+        self.heads = set(said)
         self.title_words = text.words(said)
         said += text.statements(prose)
         self.statements = said
         self.words = text.words(said)
+        self.values = frozenset().union(*(statement.values for statement in said))
+        self.names = frozenset().union(*(statement.names for statement in said))
 
 
 def slug_of(row_cells, file: str) -> str:
@@ -86,8 +88,11 @@ def slug_of(row_cells, file: str) -> str:
 class Review:
     """The store and what several checks share: facts, git's file list, thresholds."""
 
-    def __init__(self, store: Store, today: date, thresholds: dict) -> None:
+    def __init__(
+        self, store: Store, today: date, thresholds: dict, suggest_cites: bool = False
+    ) -> None:
         self.store, self.root, self.today, self.limits = store, store.root, today, thresholds
+        self.suggest_cites = suggest_cites
         self._listing: set[str] | None = None
         self._listed = False
         self.facts: list[Fact] = []
@@ -161,10 +166,22 @@ def _procedures_cite(store: Store) -> bool:
 
 def uncited(review: Review) -> list[Item]:
     items = []
+    suggester = None
+    if review.suggest_cites:
+        from .suggest import Suggester
+
+        suggester = Suggester(str(review.root))
     for fact in review.facts:
         if fact.fields.get("source") == "verified" and not fact.cites:
             message = "a verified fact that cites nothing; no machine can re-check it"
             command = f"revise {review.slug(fact.relpath)} --cite 'PATH \"TEXT\"'"
+            if suggester is not None:
+                from .suggest import key_words
+
+                cite = suggester.cite(key_words(fact))
+                if cite is not None:
+                    message += f"; its key words are in {cite.split(' ', 1)[0]}, check that line"
+                    command = f"revise {review.slug(fact.relpath)} --cite {quote(cite)}"
             items.append(Item("uncited", [fact.relpath], message, command))
     return items
 
@@ -195,96 +212,33 @@ def unconfirmed(review: Review) -> list[Item]:
     return items
 
 
-def _jaccard(first: frozenset, second: frozenset) -> float:
-    union = first | second
-    return len(first & second) / len(union) if union else 0.0
+SOURCE_STRENGTH = {"verified": 2, "user-confirmed": 2, "derived": 0}
 
 
-def _keys(statement) -> list[frozenset]:
-    """Keys two statements about one subject always share: the subject, and the subject
-    less any one word (one side may say one word more, or name one thing differently)."""
-    subject = statement.subject
-    if len(subject) < SAME_SUBJECT:
-        return []
-    keys = [subject]
-    if len(subject) > SAME_SUBJECT:
-        keys += [subject - {word} for word in subject]
-    return keys
+def _strength(fact: Fact) -> int:
+    """verified with a citation a machine re-checks, then verified or user-confirmed,
+    then a derived guess."""
+    source = fact.fields.get("source", "")
+    return SOURCE_STRENGTH.get(source, 0) + (1 if source == "verified" and fact.cites else 0)
 
 
-def _clash(one, other) -> str | None:
-    """Why two statements about one subject cannot both hold, or None."""
-    if len(one.subject & other.subject) < SAME_SUBJECT:
-        return None
-    only_one, only_other = one.subject - other.subject, other.subject - one.subject
-    if min(len(only_one), len(only_other)) == 0 and max(len(only_one), len(only_other)) <= 1:
-        if one.values - other.values and other.values - one.values:
-            shown = ", ".join(sorted(one.values)), ", ".join(sorted(other.values))
-            return f"state {shown[0]} and {shown[1]} about the same thing"
-        if one.negated != other.negated:
-            return "one says it holds, the other that it does not"
-    elif (
-        len(only_one) == len(only_other) == 1
-        and only_one <= one.names
-        and only_other <= other.names
-        and one.values == other.values
-        and one.negated == other.negated
-    ):
-        return f"name {next(iter(only_one))} and {next(iter(only_other))} for the same thing"
-    return None
+def _contradiction(review: Review, first: Fact, second: Fact, why: str) -> Item:
+    older, newer = sorted(
+        (first, second), key=lambda fact: (fact.fields.get("as_of", ""), fact.relpath)
+    )
 
+    def said(fact: Fact) -> str:
+        return f"{fact.slug} ({fact.fields.get('as_of', '?')}, {fact.fields.get('source', '?')})"
 
-def contradictions(facts: list[Fact]) -> dict[tuple[int, int], str]:
-    """{(i, j): why} for facts i < j with two statements that clash, where neither fact
-    also states what the other does about that subject (steps 1, 2 and 3 listed in two
-    facts are no disagreement). Statements meet only through shared keys, so the cost
-    grows with the statements, not with every pair of them."""
-    buckets: dict[frozenset, dict[int, dict]] = {}
-    for index, fact in enumerate(facts):
-        for statement in fact.statements:
-            signature = (statement.subject, statement.values, statement.negated, statement.names)
-            for key in _keys(statement):
-                buckets.setdefault(key, {}).setdefault(index, {})[signature] = statement
-    found: dict[tuple[int, int], str] = {}
-    for bucket in buckets.values():
-        if len(bucket) < 2:
-            continue
-        said = {
-            index: (
-                frozenset().union(*(s.values for s in statements.values())),
-                {s.negated for s in statements.values()},
-                any(s.names for s in statements.values()),
-            )
-            for index, statements in bucket.items()
-        }
-        owners = sorted(bucket)
-        for position, i in enumerate(owners):
-            for j in owners[position + 1 :]:
-                if (i, j) in found:
-                    continue
-                (values_i, polar_i, named_i), (values_j, polar_j, named_j) = said[i], said[j]
-                if values_i == values_j and polar_i == polar_j and not (named_i and named_j):
-                    continue  # nothing here that one says and the other does not
-                why = _first_clash(bucket[i].values(), bucket[j].values(), said[i], said[j])
-                if why:
-                    found[(i, j)] = why
-    return found
-
-
-def _first_clash(first, second, said_first, said_second) -> str | None:
-    for one in first:
-        for other in second:
-            why = _clash(one, other)
-            if why is None:
-                continue
-            if one.negated != other.negated and (
-                one.negated in said_second[1] or other.negated in said_first[1]
-            ):
-                continue  # each fact also says it the other way round
-            if one.values and (one.values <= said_second[0] or other.values <= said_first[0]):
-                continue  # each fact also states the other's value
-            return why
-    return None
+    message = f"{why}; newer {said(newer)}, older {said(older)}"
+    if _strength(newer) != _strength(older):
+        stronger = max((newer, older), key=_strength)
+        message += f"; the stronger source is {stronger.slug}"
+    else:
+        message += "; neither source is stronger"
+    message += "; ask the user which holds"
+    command = f"revise {review.slug(newer.relpath)} --body TEXT"
+    return Item("contradiction", sorted([first.relpath, second.relpath]), message, command)
 
 
 def duplicates_and_contradictions(review: Review) -> list[Item]:
@@ -305,28 +259,14 @@ def duplicates_and_contradictions(review: Review) -> list[Item]:
                 j = cited.setdefault((posixpath.normpath(cite.path), cite.text), i)
                 if j != i:
                     parent[find(i)] = find(j)
-    clashes = contradictions(facts)
+    work = pairs.Work()
+    clashes, repeats = pairs.statement_pairs(facts, work)
     for (i, j), why in sorted(clashes.items()):
-        pair = (facts[i], facts[j])
-        newer = max(pair, key=lambda fact: (fact.fields.get("as_of", ""), fact.relpath))
-        message = f"{why}; ask the user which holds"
-        command = f"revise {review.slug(newer.relpath)} --body TEXT"
-        items.append(Item("contradiction", sorted(f.relpath for f in pair), message, command))
-    for i, first in enumerate(facts):
-        for j in range(i + 1, len(facts)):
-            second = facts[j]
-            if (i, j) in clashes or not (first.words & second.words):
-                continue
-            if first.title_words - second.title_words and second.title_words - first.title_words:
-                continue  # each title names something the other does not: two subjects
-            small = min(len(first.title_words), len(second.title_words))
-            if (
-                small >= 3 and _jaccard(first.title_words, second.title_words) >= DUPLICATE_TITLES
-            ) or (
-                min(len(first.words), len(second.words)) >= 4
-                and _jaccard(first.words, second.words) >= DUPLICATE_BODIES
-            ):
-                parent[find(j)] = find(i)
+        items.append(_contradiction(review, facts[i], facts[j], why))
+    for i, j in sorted(repeats | pairs.near_identical(facts, clashes, work)):
+        if (i, j) not in clashes:
+            parent[find(j)] = find(i)
+    review.work = work
     groups: dict[int, list[Fact]] = {}
     for index, fact in enumerate(facts):
         groups.setdefault(find(index), []).append(fact)
@@ -369,7 +309,7 @@ def path_gone(review: Review) -> list[Item]:
     items = []
     sources: list[tuple[str, list[str]]] = []
     for fact in review.facts:
-        sources.append((fact.relpath, text.prose_lines(fact.lines)))
+        sources.append((fact.relpath, fact.prose))
     procedural = review.store.drawers.get("procedural")
     if procedural is not None:
         for entry in procedural.entries.values():

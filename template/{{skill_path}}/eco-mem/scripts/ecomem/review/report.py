@@ -6,6 +6,48 @@ from __future__ import annotations
 from .checks import KINDS, Item, tokens
 
 MARKDOWN_SPECIALS = set("\\`*_[]<>|@~&")
+# Kinds a legacy store has by the dozen (facts older than citations, dates nobody
+# kept): past GROUP_OVER of one kind, the text and Markdown reports give one line with
+# the count and the first SHOWN slugs, so the few findings that matter stay visible.
+# --json still lists each.
+GROUPED = ("uncited", "expired", "unconfirmed")
+GROUP_OVER = 3
+SHOWN = 3
+GROUP_MESSAGES = {
+    "uncited": "verified facts that cite nothing",
+    "expired": "facts past their expires date",
+    "unconfirmed": "derived guesses never confirmed",
+}
+
+
+def grouped(items: list[Item], each: tuple = ()) -> list[tuple[Item, list[Item]]]:
+    """Each item with the items it stands for: itself alone, or a whole legacy kind
+    (unless the kind is in `each`: --suggest-cites shows every uncited fact's line)."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.kind] = counts.get(item.kind, 0) + 1
+    out, done = [], set()
+    for item in items:
+        if item.kind in GROUPED and item.kind not in each and counts[item.kind] > GROUP_OVER:
+            if item.kind not in done:
+                done.add(item.kind)
+                out.append((item, [other for other in items if other.kind == item.kind]))
+        else:
+            out.append((item, [item]))
+    return out
+
+
+def _slug(item: Item) -> str:
+    return item.command.split()[1] if len(item.command.split()) > 1 else item.entries[0]
+
+
+def group_line(members: list[Item]) -> tuple[str, str]:
+    """(what, command) for a whole kind: the count, the first slugs, one example."""
+    first = members[0]
+    names = ", ".join(_slug(item) for item in members[:SHOWN])
+    more = f" and {len(members) - SHOWN} more" if len(members) > SHOWN else ""
+    what = f"{len(members)} {GROUP_MESSAGES[first.kind]}: {names}{more} (--json lists each)"
+    return what, first.command
 
 
 def summary(counts: dict, items: list[Item], load_bytes: int, limits: dict) -> dict:
@@ -35,11 +77,17 @@ def verdict(facts: dict) -> str:
     return f"eco-mem review: {found} finding(s) ({kinds}); {entries} entries, {load}"
 
 
-def as_text(items: list[Item], facts: dict) -> str:
-    lines = [
-        f"{item.kind}: {', '.join(item.entries)}: {item.message} (acts on it: {item.command})"
-        for item in items
-    ]
+def as_text(items: list[Item], facts: dict, suggest_cites: bool = False) -> str:
+    lines = []
+    for item, members in grouped(items, ("uncited",) if suggest_cites else ()):
+        if len(members) > 1:
+            what, command = group_line(members)
+            lines.append(f"{item.kind}: {what} (acts on the first: {command})")
+        else:
+            lines.append(
+                f"{item.kind}: {', '.join(item.entries)}: {item.message}"
+                f" (acts on it: {item.command})"
+            )
     return "\n".join([*lines, verdict(facts)])
 
 
@@ -53,7 +101,9 @@ def code(value: str) -> str:
     return "`" + value.replace("`", "'").replace("\n", " ") + "`"
 
 
-def as_markdown(items: list[Item], facts: dict, today: str, mem: str) -> str:
+def as_markdown(
+    items: list[Item], facts: dict, today: str, mem: str, suggest_cites: bool = False
+) -> str:
     out = [f"## eco-mem memory review, {today}", ""]
     found = sum(facts["findings"].values())
     if found:
@@ -73,10 +123,14 @@ def as_markdown(items: list[Item], facts: dict, today: str, mem: str) -> str:
         f" budget {facts['load_budget']} bytes.",
     ]
     current = None
-    for item in items:
+    for item, members in grouped(items, ("uncited",) if suggest_cites else ()):
         if item.kind != current:
             current = item.kind
             out += ["", f"### {item.kind}", ""]
+        if len(members) > 1:
+            what, command = group_line(members)
+            out.append(f"- {escape(what)}. Acts on the first: {code('mem ' + command)}")
+            continue
         entries = ", ".join(code(entry) for entry in item.entries)
         out.append(
             f"- {entries}: {escape(item.message)}. Acts on it: {code('mem ' + item.command)}"

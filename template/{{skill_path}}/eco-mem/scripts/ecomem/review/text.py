@@ -10,6 +10,7 @@ import re
 
 from ..store.cites import cite_lines
 from ..store.fields import read_fields
+from . import synonyms
 
 # A value a fact states: a number, a version or a date (port 8000, 3.11, a v-prefixed release, 2026-01-02).
 VALUE = re.compile(r"(?<![\w.])v?\d+(?:[.:/-]\d+)*(?![\w])")
@@ -174,39 +175,106 @@ def stem(word: str) -> str:
     return found
 
 
-class Statement:
-    """One sentence: the words it is about, the values it states, and its polarity."""
+def _phrase_pattern():
+    alternatives = "|".join(re.escape(phrase) for phrase, _ in synonyms.PHRASES)
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE)
 
-    __slots__ = ("names", "negated", "subject", "values")
+
+PHRASE = _phrase_pattern()
+PHRASE_CONCEPT = dict(synonyms.PHRASES)
+TOKEN = re.compile(rf"(?P<value>{VALUE.pattern})|(?P<word>{WORD.pattern})")
+
+
+# A concept's own name is never stemmed: "store" and "stores" both stay "store".
+CANONICAL = frozenset(synonyms.WORDS.values()) | frozenset(PHRASE_CONCEPT.values())
+
+
+def concept(word: str) -> str:
+    """One word (lower case) as the concept it names: a synonym's head, else its stem."""
+    return synonyms.WORDS.get(word) or (word if word in CANONICAL else stem(word))
+
+
+def _skipped(word: str) -> bool:
+    return word in STOPWORDS or word in synonyms.GENERIC or len(word) < 2
+
+
+TOOL_NAMES = frozenset(concept(word) for word in synonyms.TOOLS | synonyms.CAPITALISED_TOOLS)
+# Words that make a sentence one step of several ("run ruff before every commit"): two
+# such sentences naming two tools are two steps, not two answers to one question.
+STEP_WORDS = frozenset(["before", "after", "every", "each", "also", "too", "and", "plus"])
+
+
+class Statement:
+    """One sentence, read as a claim: the concepts it is about, the names (tools,
+    capitalised or code-quoted words) it states, its numbers with the unit word that
+    follows each (`300 seconds`, `port 8000` has none), and its polarity."""
+
+    __slots__ = ("concepts", "names", "negated", "step", "subject", "typed", "values")
 
     def __init__(self, text: str) -> None:
-        values = {value.lstrip("v") for value in VALUE.findall(text)}
-        subject, names, negations = set(), set(), 0
-        without_values = VALUE.sub(" ", text)
-        start, inner = True, 0
-        for match in WORD.finditer(without_values):
-            raw = match.group(0).strip("'\u2019-")
+        text = PHRASE.sub(lambda found: f" {PHRASE_CONCEPT[found.group(0).lower()]} ", text)
+        concepts, names, capitalised, typed, values = set(), set(), set(), set(), set()
+        negations, inner, start = 0, 0, True
+        pending = None  # a number waiting to see whether a unit word follows it
+        for match in TOKEN.finditer(text):
+            if match.group("value"):
+                if pending is not None:
+                    typed.add(("", pending))
+                pending = match.group("value").lstrip("v")
+                values.add(pending)
+                start = False
+                continue
+            raw = match.group("word").strip("'\u2019-")
             word = raw.lower().replace("\u2019", "'")
             if word in NUMBER_WORDS:
-                values.add(NUMBER_WORDS[word])
-            elif word in NEGATIONS or word.endswith("n't"):
+                if pending is not None:
+                    typed.add(("", pending))
+                pending = NUMBER_WORDS[word]
+                values.add(pending)
+                start = False
+                continue
+            if word in NEGATIONS or word.endswith("n't"):
                 negations += 1
-            elif word not in STOPWORDS and len(word) > 1:
-                stemmed = stem(word)
-                subject.add(stemmed)
+                word = ""
+            parts = [part for part in word.split("-") if part and not _skipped(part)]
+            if pending is not None:
+                typed.add((concept(parts[0]) if parts else "", pending))
+                pending = None
+            for part in parts:
+                if part in NEGATIONS:
+                    negations += 1
+                    continue
+                head = concept(part)
+                if part in synonyms.TOOLS or (
+                    part in synonyms.CAPITALISED_TOOLS and raw[:1].isupper()
+                ):
+                    names.add(head)
+                elif not start and raw[:1].isupper() and part not in synonyms.WORDS:
+                    capitalised.add(head)
+                else:
+                    concepts.add(head)
                 if not start:
                     inner += 1
-                    if raw[:1].isupper():
-                        names.add(stemmed)  # a capitalised word inside the sentence
             start = False
-        if len(names) * 2 > inner:
-            names = set()  # Title Case: capitals say nothing about which words are names
+        if pending is not None:
+            typed.add(("", pending))
+        if len(capitalised) * 2 > inner:
+            concepts |= capitalised  # Title Case: capitals say nothing about names
+        else:
+            names |= capitalised
         for span in CODE_SPAN.findall(text):
-            names.update(stem(word.lower()) for word in WORD.findall(span))
-        self.subject = frozenset(subject)
+            quoted = {
+                concept(part) for word in WORD.findall(span.lower()) for part in word.split("-")
+            }
+            names.update(quoted & concepts)
+        concepts -= names
+        self.concepts = frozenset(concepts)
+        self.names = frozenset(names)
+        self.subject = self.concepts | self.names
         self.values = frozenset(values)
+        self.typed = frozenset(typed)
         self.negated = negations % 2 == 1
-        self.names = frozenset(names & subject)
+        self.step = any(word.lower() in STEP_WORDS for word in WORD.findall(text))
 
 
 def prose_lines(lines: list[str]) -> list[str]:
@@ -320,6 +388,53 @@ EXTENSIONS = frozenset(
 )
 NOT_A_PATH = set("<>{}[]*?$%~|=!@#^&,;'\"()\\ ")
 PLACEHOLDER_PARTS = ("path/to/", "example", "your-", "xxx", "...", "…")
+# Names that stand for any name: `foo/bar.py`, `x/y`, `NAME/config.yml` are examples.
+PLACEHOLDER_WORDS = frozenset(
+    [
+        "foo",
+        "bar",
+        "baz",
+        "qux",
+        "quux",
+        "xyz",
+        "abc",
+        "x",
+        "y",
+        "z",
+        "a",
+        "b",
+        "n",
+        "name",
+        "names",
+        "path",
+        "dir",
+        "folder",
+        "file",
+        "thing",
+        "something",
+        "whatever",
+        "my",
+        "your",
+        "some",
+    ]
+)
+# Shapes of git refs, not files: `origin/main`, `feature/login`.
+REF_PREFIXES = ("origin/", "upstream/", "refs/", "heads/", "remotes/", "feature/", "feat/")
+REF_PREFIXES += ("fix/", "bugfix/", "hotfix/", "release/", "releases/")
+
+
+def placeholder(token: str) -> bool:
+    """Whether a path-shaped token is an example rather than a claim about this repo."""
+    parts = [part for part in token.strip("/").split("/") if part not in ("", ".", "..")]
+    for part in parts:
+        stem_part = part.split(".", 1)[0]
+        if stem_part.lower() in PLACEHOLDER_WORDS:
+            return True
+        if "." not in part and len(stem_part) > 1 and stem_part.isupper():
+            return True  # NAME, SERVICE: a slot to fill in
+    return "." not in parts[-1] and token.lower().startswith(REF_PREFIXES) if parts else True
+
+
 BARE = re.compile(r"(?<![\w/.`-])((?:\.?[\w-]+/)+[\w.-]+\.[A-Za-z0-9]+)(?![\w/])")
 
 
@@ -331,7 +446,7 @@ def path_shaped(token: str, quoted: bool) -> str | None:
     if any(char in NOT_A_PATH for char in token):
         return None
     lowered = token.lower()
-    if any(part in lowered for part in PLACEHOLDER_PARTS):
+    if any(part in lowered for part in PLACEHOLDER_PARTS) or placeholder(token):
         return None
     name = token.rstrip("/").rsplit("/", 1)[-1]
     extension = name.rsplit(".", 1)[-1].lower() if "." in name[1:] else ""
