@@ -123,8 +123,14 @@ def snapshot_before_verify(root: Path, command: str = "verify") -> None:
         key = experiment_key.load(root)  # None outside an experiment clone
         if key is None:
             return
-        files = memory_files(root, key["memory_dir"])
-        atimes = {relpath: (root / relpath).stat().st_atime_ns for relpath in files}
+        # The files plant reset (an A/B arm adds the skill's), else the drawers' today.
+        files = key.get("atime", {}).get("files") or memory_files(root, key["memory_dir"])
+        atimes = {}
+        for relpath in files:
+            try:
+                atimes[relpath] = (root / relpath).stat().st_atime_ns
+            except OSError:
+                continue  # removed since plant
     except (OSError, ValueError, KeyError):
         return  # a broken snapshot only costs the experiment, never verify
     shot = json.dumps({"at_ns": time.time_ns(), "command": command, "atimes": atimes})
