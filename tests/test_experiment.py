@@ -599,14 +599,13 @@ def stocked(pristine: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A host with a fact, an episode and a pointer committed: the store the arms start from."""
     host = tmp_path_factory.mktemp("stocked") / "host"
     shutil.copytree(pristine, host, symlinks=True)
-    new = [
-        ["semantic", "--title", "Exchange rates come from the rates-cache module"]
-        + ["--source", "verified", "--scope", "money", "--expires", "never"]
-        + ["--body", "Never call the rates API directly; read rates-cache."],
-        ["episodic", "--title", "Live rate calls hit the quota", "--context", "billing"]
-        + ["--action", "called the API per request", "--result", "429s for an hour"]
-        + ["--lesson", "Go through rates-cache"],
-    ]
+    fact = ["semantic", "--title", "Exchange rates come from the rates-cache module"]
+    fact += ["--source", "verified", "--scope", "money", "--expires", "never"]
+    fact += ["--body", "Never call the rates API directly; read rates-cache."]
+    episode = ["episodic", "--title", "Live rate calls hit the quota", "--context", "billing"]
+    episode += ["--action", "called the API per request", "--result", "429s for an hour"]
+    episode += ["--lesson", "Go through rates-cache"]
+    new = [fact, episode]
     for args in new:
         assert run_script(host, "new", *args).returncode == 0
     git(host, "add", "-A")
