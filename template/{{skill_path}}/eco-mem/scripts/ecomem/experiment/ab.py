@@ -274,7 +274,7 @@ def _score_arm(clone: Path, name: str, arm: str, manifest: dict, traces: dict) -
     loaded = key.get("always_loaded", {})
     read_bytes = sum(_size(clone / relpath) for relpath in opened)
     ran = experiment_evidence.run_evidence(clone, key, runs, names, opened) if key else []
-    passed, shown = _run_check(clone, manifest["check"])
+    passed, shown = _run_check(clone, manifest["check"], key.get("atime", {}).get("files", []))
     entries = [path for path in opened if path.startswith(memory + "/")]
     entries = [path for path in entries if not path.endswith("/INDEX.md")]
     return {
@@ -298,12 +298,24 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _run_check(clone: Path, command: str) -> tuple[bool, str]:
+def _run_check(clone: Path, command: str, watched: list[str]) -> tuple[bool, str]:
     """The team's check, run in a copy of the arm: its caches and reports stay out of the
-    arm, where they would look like the agent's work at the next score."""
+    arm, where they would look like the agent's work at the next score. Copying reads
+    every file: the `watched` ones get their access times back, the scorer's reads being
+    no agent's."""
+    stamps = {}
+    for relpath in watched:
+        try:
+            stamps[relpath] = (clone / relpath).stat()
+        except OSError:
+            continue
     with tempfile.TemporaryDirectory(prefix="eco-mem-ab-check-") as scratch:
         copy = Path(scratch) / clone.name
-        shutil.copytree(clone, copy, symlinks=True)
+        try:
+            shutil.copytree(clone, copy, symlinks=True)
+        finally:
+            for relpath, stamp in stamps.items():
+                os.utime(clone / relpath, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
         try:
             done = subprocess.run(
                 command,
