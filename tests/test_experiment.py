@@ -591,7 +591,7 @@ def test_reads_before_the_first_agent_command_are_not_counted(source: Path, tmp_
 # A/B: eco-mem, one pile, no memory ---------------------------------------------------
 
 TASK = "Add a currency conversion helper in convert.py; follow the project's conventions."
-CHECK = "test -f convert.py && grep -q 'rates-cache' convert.py"
+CHECK = "mkdir -p .cache && test -f convert.py && grep -q rates-cache convert.py"  # leaves a cache
 
 
 @pytest.fixture(scope="module")

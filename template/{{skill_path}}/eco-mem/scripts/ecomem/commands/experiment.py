@@ -66,7 +66,7 @@ For ab: 0 every arm shows an agent run, 2 some arm does not (inconclusive).
 """
 
 
-HELP = "plant and score the three memory experiments against your agent"
+HELP = "plant and score the memory experiments (and an A/B of your own task) against your agent"
 DESCRIPTION = "Run the recall, laundering and injection experiments against an agent.\n"
 EPILOG = "exit codes: see `experiment plant --help` and `experiment score --help`"
 ROOTED = False  # plant acts on this repository; score only on the clone it is given
