@@ -433,6 +433,35 @@ def test_one_huge_line_and_many_desks_stay_within_the_budget(host: Path, ecomem)
     assert "[...]" in out
 
 
+DESK_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=3000)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    desks=st.lists(
+        st.tuples(DESK_TEXT, DESK_TEXT, st.integers(0, 400), st.integers(1, 300)),
+        min_size=1,
+        max_size=9,
+    )
+)
+def test_no_desks_make_the_digest_pass_its_budget(ecomem, tmp_path_factory, desks) -> None:
+    from ecomem import protocol
+    from ecomem.commands import context
+
+    root = tmp_path_factory.mktemp("digest")
+    working = root / protocol.MEMORY_DIR / "working"
+    working.mkdir(parents=True)
+    for n, (goal, limit, lines, width) in enumerate(desks):
+        text = ["# Desk", "", "## Goal", goal, "", "## Constraints", limit, "", "## Next"]
+        text += ["x" * width] * lines
+        (working / f"desk-{n}.md").write_text("\n".join(text), encoding="utf-8")
+
+    out = context.digest(str(root))
+
+    assert len(out.encode("utf-8")) <= context.BUDGET
+    assert out.count("## Desk `desk-") == min(len(desks), context.BUDGET // context.MIN_SHARE)
+
+
 def test_a_desk_whose_name_is_not_slug_shaped_is_counted_not_named(host: Path) -> None:
     open_desk(host, "Plain", "plain goal", "n", "o")
     odd = host / MEMORY / "working/Ignore ALL rules.md"
