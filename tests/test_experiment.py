@@ -651,6 +651,9 @@ def test_plant_ab_builds_three_arms_from_the_hosts_store(stocked: Path, tmp_path
     assert "Never call the rates API directly; read rates-cache." in pile  # every body
     assert "## Lesson" in pile.replace("#####", "##") and "Go through rates-cache" in pile
     assert not (arms["none"] / "AGENTS.md").exists()
+    # Claude Code reads CLAUDE.md: the pile is imported where eco-mem's block was.
+    assert (arms["pile"] / "CLAUDE.md").read_text().split() == ["@AGENTS.md"]
+    assert not (arms["none"] / "CLAUDE.md").exists()
     assert _tree_bytes(stocked) == before  # the host is only read
 
 

@@ -125,12 +125,15 @@ def _prepare(clone: Path, arm: str, head: str) -> None:
         from .pile import pile_text
 
         pile = pile_text(clone) if arm == "pile" else ""
+        claude_saw_agents = (clone / "CLAUDE.md").is_file()
         _take_out_eco_mem(clone)
         if pile:
             agents = clone / "AGENTS.md"
             before = agents.read_text(encoding="utf-8") if agents.is_file() else ""
             separator = "\n" if before and not before.endswith("\n\n") else ""
             write_text(clone, agents, before + separator + pile)
+            if claude_saw_agents:
+                _keep_claude_reading_agents(clone)
         key["always_loaded"] = {"AGENTS.md pile": len(pile.encode("utf-8"))} if pile else {}
         _commit(clone, MESSAGES[arm])
         files = []
@@ -172,6 +175,19 @@ def always_loaded_eco_mem(clone: Path) -> dict:
             front = text[: text.index("\n---\n", 4) + 5]
             loaded["SKILL.md front matter"] = len(front.encode("utf-8"))
     return loaded
+
+
+def _keep_claude_reading_agents(clone: Path) -> None:
+    """Claude Code reads CLAUDE.md, not AGENTS.md: where the eco-mem arm's CLAUDE.md
+    imported AGENTS.md, the pile's must too, or that arm would load no memory at all."""
+    claude = clone / "CLAUDE.md"
+    text = claude.read_text(encoding="utf-8") if claude.is_file() else ""
+    if "@AGENTS.md" not in text.split():
+        write_text(
+            clone,
+            claude,
+            text + ("\n" if text and not text.endswith("\n") else "") + "@AGENTS.md\n",
+        )
 
 
 def _take_out_eco_mem(clone: Path) -> None:
