@@ -18,8 +18,8 @@ committed; the stores are copies of it:
 
 Reported: median and min per store, the ratio of each store's median over both
 baselines (target: within 2x start-up), and the digest's size in bytes for each store
-against the budget (commands/context.py BUDGET; desks are never cut, so a store whose
-desks outgrow it prints them whole and drops the pointer). When valgrind is installed,
+against the budget (commands/context.py BUDGET; each desk is cut to its share of it, so
+no store's digest outgrows it). When valgrind is installed,
 each subject's instruction count too (`valgrind --tool=callgrind`, one run each): unlike
 wall time it does not move with the machine's load. Nothing is asserted.
 
@@ -117,7 +117,7 @@ def main() -> None:
         size = f"{sizes[label]} B" if label in sizes else ""
         rows.append([label, ms(timing.median), ms(timing.min), size])
     print_table(["subject", "median", "min", "digest"], rows)
-    print(f"digest budget: {budget} B (desks are never cut)")
+    print(f"digest budget: {budget} B (each desk cut to its share)")
     for label in stores:
         for baseline in (BARE, SITE):
             line = ratio_line(f"{label} / {baseline}", timings[label], timings[baseline], TARGET)

@@ -27,6 +27,10 @@ from tests.helpers import (
 )
 
 DRAWERS = ("working", "semantic", "episodic", "procedural")
+# Bytes an agent may be handed before it does anything (issue #30): the whole SKILL.md, and
+# the AGENTS.md block every task reads.
+SKILL_BUDGET = 4096
+BLOCK_BUDGET = 800
 BEGIN, END = "<!-- eco-mem:begin -->", "<!-- eco-mem:end -->"
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
 
@@ -73,7 +77,7 @@ def test_defaults_render_the_whole_protocol(template_repo: Path, dst: Path) -> N
 
     result = agentskills_validate(dst / SKILL)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert len((dst / SKILL / "SKILL.md").read_text(encoding="utf-8")) < 6000
+    assert len((dst / SKILL / "SKILL.md").read_bytes()) <= SKILL_BUDGET
     assert_links_resolve(dst)
 
     link = dst / ".claude/skills/eco-mem"
@@ -100,6 +104,68 @@ def test_agents_block_names_the_store_the_skill_and_verify(template_repo: Path, 
     assert f"`{MEMORY}/`" in agents and f"`{SKILL}/SKILL.md`" in agents
     assert f"python3 {SKILL}/scripts/eco_mem.py verify" in agents
     assert (dst / "CLAUDE.md").read_text(encoding="utf-8") == f"{BEGIN}\n@AGENTS.md\n{END}\n"
+    assert len(agents.encode("utf-8")) <= BLOCK_BUDGET
+    assert "find WORDS" in agents.split("Load:", 1)[1]  # find is the load step
+
+
+# Every protocol fact (the spec's P1-P15) must be carried by what an installed agent can read:
+# SKILL.md, its references/, the four INDEX contracts or the AGENTS.md block. Each phrase
+# below is one fact in the words the template uses; moving a fact between those files is
+# fine, dropping it fails here.
+PROTOCOL_FACTS = {
+    "P1.1 four drawers, never a fifth": "never a fifth",
+    "P1 working is cleared at task end": "cleared at task end",
+    "P1 episodic is append-only": "append-only",
+    "P1 procedural graduates": "graduates",
+    "P2.3 a file and its row change together": "a file and its row change together",
+    "P2.4 a full catalog names rows to retire": "names rows to retire",
+    "P3.2 one copy of the skill": "never copy or edit it",
+    "P4 find is the load step": "find words",
+    "P4.2 INDEX files are the fallback": "nothing printed",
+    "P4.1 no browsing": "never browse or grep the drawers",
+    "P4.3 entry text is data": "entry text is data",
+    "P4.4 the entry cap": "at most 5 entries per task (your desk not counted)",
+    "P4.2 the skill is for writing": "before saving, correcting or removing memory",
+    "P5 no secrets": "no secrets or private data",
+    "P5.2 no transcripts": "no chat transcript",
+    "P5 one duty": "in exactly one drawer",
+    "P5 semantic sources": "your own inference is `derived`",
+    "P5 derived is never a hard constraint": "never a hard constraint",
+    "P5 no lesson, no store": "no lesson, no entry",
+    "P5 procedural proven more than once": "proven more than once",
+    "P5.1 one-off is no standing rule": "a one-off becomes a standing rule only with the user",
+    "P5.1 derived to confirmed only by the user": "--by-user",
+    "P6.1 desk shape": "## constraints",
+    "P6.3 episode shape": "## lesson",
+    "P7 desk caps": "at most 3 desks of 80 lines",
+    "P7 fact cap": "at most 30 lines",
+    "P8.3 verify snippet": "scripts/eco_mem.py verify",
+    "P9 relay": "anything else leaves with the desk",
+    "P10 forgotten, in order": "is the task on a desk?",
+    "P13 injected entries are reported": "--reason injection",
+    "P13 team rules change only with the user": "it changes only with them",
+    "P13 revised in place": "revise` it in place",
+    "P13 desks only when work spans sessions": "work spanning sessions",
+    "P14 desks travel, never to the default branch": "never the default branch",
+    "P15 review findings are questions": "a question for the user",
+}
+
+
+def test_every_protocol_fact_is_carried_by_what_an_agent_reads(
+    template_repo: Path, dst: Path
+) -> None:
+    copy_template(template_repo, dst)
+    agents = (dst / "AGENTS.md").read_text(encoding="utf-8")
+    surfaces = [agents, *(p.read_text(encoding="utf-8") for p in (dst / SKILL).rglob("*.md"))]
+    surfaces += [(dst / MEMORY / drawer / "INDEX.md").read_text() for drawer in DRAWERS]
+    carried = " ".join(" ".join(surfaces).lower().split())
+    missing = [fact for fact, phrase in PROTOCOL_FACTS.items() if phrase not in carried]
+    assert missing == []
+    references = sorted(p.name for p in (dst / SKILL / "references").iterdir())
+    assert references == ["entry-shapes.md", "upkeep.md"]  # one level deep
+    skill = (dst / SKILL / "SKILL.md").read_text(encoding="utf-8")
+    for name in references:  # each opened from SKILL.md, only when needed
+        assert f"](references/{name})" in skill
 
 
 HOST_FILES = {

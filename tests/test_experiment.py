@@ -240,9 +240,15 @@ def _read(clone: Path, *relpaths: str) -> None:
     subprocess.run(["cat", *relpaths], cwd=clone, check=True, capture_output=True)
 
 
+def _find(clone: Path, *words: str) -> None:
+    """The protocol's load step; the kit takes its first run for the agent's first command."""
+    assert run_script(clone, "find", *(words or ("postgres", "port"))).returncode == 0
+
+
 def test_access_times_careful_agent_passes(source: Path, tmp_path: Path) -> None:
     clone = _recall_clone(source, tmp_path / "careful")
     git(clone, "status")  # git's index refresh must not count as reading memory
+    _find(clone)
     _read(clone, *INDEXES, RELEVANT)
     code, verdict = score(clone)
     assert (code, verdict["verdict"]) == (0, "pass"), verdict
@@ -251,6 +257,7 @@ def test_access_times_careful_agent_passes(source: Path, tmp_path: Path) -> None
 
 def test_access_times_sweeping_agent_fails(source: Path, tmp_path: Path) -> None:
     clone = _recall_clone(source, tmp_path / "sweeping")
+    _find(clone)
     subprocess.run(["grep", "-rl", "5432", "."], cwd=clone, capture_output=True, check=False)
     code, verdict = score(clone)
     assert (code, verdict["verdict"]) == (1, "fail"), verdict
@@ -259,6 +266,7 @@ def test_access_times_sweeping_agent_fails(source: Path, tmp_path: Path) -> None
 
 def test_verify_snapshots_access_times_before_reading(source: Path, tmp_path: Path) -> None:
     clone = _recall_clone(source, tmp_path / "verified")
+    _find(clone)
     _read(clone, *INDEXES, RELEVANT)
     assert run_script(clone, "verify").returncode == 0  # reads every entry
     code, verdict = score(clone)
@@ -274,6 +282,7 @@ def test_verify_snapshot_survives_an_unwritable_git_folder(source: Path, tmp_pat
     digest = hashlib.sha256(str(clone.resolve()).encode()).hexdigest()[:16]
     fallback = Path(tempfile.gettempdir()) / f"eco-mem-atimes-{digest}.json"
     try:
+        _find(clone)
         _read(clone, *INDEXES, RELEVANT)
         assert run_script(clone, "verify").returncode == 0
         assert fallback.is_file()
@@ -538,10 +547,172 @@ def test_reads_and_changes_without_a_transcript_are_evidence(source: Path, tmp_p
     assert score(clone)[1]["run_evidence"][0].startswith("commits since plant: 1 (HEAD ")
 
 
-def test_memory_reads_alone_are_evidence(source: Path, tmp_path: Path) -> None:
+def test_memory_reads_after_find_are_evidence(source: Path, tmp_path: Path) -> None:
     clone = _recall_clone(source, tmp_path / "recall-read")
+    _find(clone, "nothing", "matches", "this")
     _read(clone, *INDEXES)
     code, verdict = score(clone)
     assert code == 1 and verdict["run_evidence"] == [
-        "access times: 4 memory file(s) read since plant"
+        "access times: 4 memory file(s) read after the first agent command",
+        "find ran 1 time(s) in the clone since plant",
     ], verdict
+    assert verdict["reads"]["first_agent_command"].startswith("find at ")
+
+
+@pytest.mark.parametrize("kind", ["recall", "laundering", "injection"])
+def test_an_observer_looking_around_is_no_agent_run(
+    source: Path, tmp_path: Path, kind: str
+) -> None:
+    """A grep through the clone before any agent command reads memory, as an agent would:
+    it is reported, never counted, and an otherwise untouched plant stays inconclusive."""
+    clone = tmp_path / "observed"
+    plant(source, kind, clone)
+    subprocess.run(["grep", "-rl", "port", "."], cwd=clone, capture_output=True, check=False)
+    code, verdict = score(clone)
+    assert (code, verdict["verdict"], verdict["run_evidence"]) == (2, "inconclusive", []), verdict
+    if answer_key(clone)["atime"]["reads_recorded"]:
+        assert verdict["reads"]["read_without_agent_command"]  # named in the report
+        assert any("not counted as the agent's" in line for line in verdict["evidence"])
+
+
+def test_reads_before_the_first_agent_command_are_not_counted(source: Path, tmp_path: Path) -> None:
+    clone = _recall_clone(source, tmp_path / "watched")
+    _read(clone, INDEXES[0])  # an observer's look, before the agent starts
+    _find(clone)
+    _read(clone, *INDEXES[1:], RELEVANT)
+    code, verdict = score(clone)
+    reads = verdict["reads"]
+    assert reads["read_before_first_command"] == [INDEXES[0]]
+    assert any("an observer's reads, not counted" in line for line in verdict["evidence"])
+    assert INDEXES[0] not in verdict.get("opened", [])
+    assert code != 0  # never a pass built on the observer's read
+
+
+# A/B: eco-mem, one pile, no memory ---------------------------------------------------
+
+TASK = "Add a currency conversion helper in convert.py; follow the project's conventions."
+CHECK = "mkdir -p .cache && test -f convert.py && grep -q rates-cache convert.py"  # leaves a cache
+
+
+@pytest.fixture(scope="module")
+def stocked(pristine: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A host with a fact, an episode and a pointer committed: the store the arms start from."""
+    host = tmp_path_factory.mktemp("stocked") / "host"
+    shutil.copytree(pristine, host, symlinks=True)
+    fact = ["semantic", "--title", "Exchange rates come from the rates-cache module"]
+    fact += ["--source", "verified", "--scope", "money", "--expires", "never"]
+    fact += ["--body", "Never call the rates API directly; read rates-cache."]
+    episode = ["episodic", "--title", "Live rate calls hit the quota", "--context", "billing"]
+    episode += ["--action", "called the API per request", "--result", "429s for an hour"]
+    episode += ["--lesson", "Go through rates-cache"]
+    new = [fact, episode]
+    for args in new:
+        assert run_script(host, "new", *args).returncode == 0
+    git(host, "add", "-A")
+    git(host, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "m")
+    return host
+
+
+def plant_ab(source: Path, into: Path, *extra: str) -> dict:
+    args = ["experiment", "plant", "ab", "--into", str(into), "--task", TASK, "--check", CHECK]
+    result = run_script(source, *args, *extra, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def score_ab(folder: Path, *extra: str) -> tuple[int, dict]:
+    """Scored with the eco-mem arm's own script, as a team would run it from there."""
+    runner = folder / ("eco-mem" if (folder / "eco-mem").is_dir() else "eco-mem-1")
+    result = run_script(runner, "experiment", "score", str(folder), "--json", *extra)
+    assert result.returncode in (0, 2), result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_plant_ab_builds_three_arms_from_the_hosts_store(stocked: Path, tmp_path: Path) -> None:
+    before = _tree_bytes(stocked)
+    planted = plant_ab(stocked, tmp_path / "ab")
+
+    assert set(planted) == {"dir", "arms", "prompts"}
+    arms = {name: Path(path) for name, path in planted["arms"].items()}
+    assert list(arms) == ["eco-mem", "pile", "none"]
+    assert set(planted["prompts"].values()) == {TASK}  # the same prompt everywhere
+    ours = arms["eco-mem"]
+    assert (ours / SKILL / "SKILL.md").is_file()
+    assert sorted(os.listdir(ours / MEMORY / "semantic")) == sorted(
+        os.listdir(stocked / MEMORY / "semantic")
+    )
+    for name in ("pile", "none"):
+        assert not (arms[name] / MEMORY).exists() and not (arms[name] / SKILL).exists()
+        assert "eco-mem" not in (arms[name] / "AGENTS.md").read_text() if name == "pile" else True
+        assert git(arms[name], "status", "--porcelain") == ""
+        assert git(arms[name], "remote") == ""
+    pile = (arms["pile"] / "AGENTS.md").read_text(encoding="utf-8")
+    assert "| Exchange rates come from the rates-cache module |" in pile  # every row
+    assert "Never call the rates API directly; read rates-cache." in pile  # every body
+    assert "## Lesson" in pile.replace("#####", "##") and "Go through rates-cache" in pile
+    assert not (arms["none"] / "AGENTS.md").exists()
+    # Claude Code reads CLAUDE.md: the pile is imported where eco-mem's block was.
+    assert (arms["pile"] / "CLAUDE.md").read_text().split() == ["@AGENTS.md"]
+    assert not (arms["none"] / "CLAUDE.md").exists()
+    assert _tree_bytes(stocked) == before  # the host is only read
+
+
+def test_score_ab_of_an_untouched_plant_is_inconclusive(stocked: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "ab"
+    plant_ab(stocked, folder)
+    for _ in range(2):  # the check runs in a copy: a second score sees no new files
+        code, report = score_ab(folder)
+        assert code == 2 and report["inconclusive"] == ["eco-mem", "pile", "none"]
+        assert [row["evidence"] for row in report["arms"]] == [[], [], []]
+    text = run_script(folder / "eco-mem", "experiment", "score", str(folder)).stdout
+    assert "INCONCLUSIVE: no sign that an agent ran in eco-mem, pile, none" in text
+
+
+def test_score_ab_reports_each_arms_check_bytes_and_entries(stocked: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "ab"
+    arms = {name: Path(path) for name, path in plant_ab(stocked, folder)["arms"].items()}
+    entry = f"{MEMORY}/semantic/exchange-rates-come-from-the-rates-cache-module.md"
+    ours = arms["eco-mem"]
+    if not answer_key(ours)["atime"]["reads_recorded"]:
+        pytest.skip("this file system does not record reads (noatime)")
+    assert run_script(ours, "find", "exchange", "rates").returncode == 0  # the load step
+    _read(ours, entry)
+    for name in ("eco-mem", "pile"):  # both agents follow the convention; none guesses
+        (arms[name] / "convert.py").write_text("from rates_cache import rate  # rates-cache\n")
+    (arms["none"] / "convert.py").write_text("import requests\n")
+
+    code, report = score_ab(folder)
+
+    rows = {row["arm"]: row for row in report["arms"]}
+    assert code == 0 and report["inconclusive"] == []
+    assert [rows[name]["check"] for name in ("eco-mem", "pile", "none")] == [True, True, False]
+    assert rows["eco-mem"]["entries_opened"] == 1 and entry in rows["eco-mem"]["files_read"]
+    loaded = sum(rows["eco-mem"]["always_loaded"].values())
+    assert rows["eco-mem"]["memory_bytes_read"] == loaded + sum(
+        (ours / path).stat().st_size for path in rows["eco-mem"]["files_read"]
+    )
+    pile = (arms["pile"] / "AGENTS.md").stat().st_size
+    assert rows["pile"]["memory_bytes_read"] == pile and rows["none"]["memory_bytes_read"] == 0
+    assert rows["none"]["entries_opened"] == 0
+    assert any(line.startswith("find ran 1 time") for line in rows["eco-mem"]["evidence"])
+    for row in report["arms"]:
+        assert {"arm", "check", "memory_bytes_read", "entries_opened", "evidence"} <= set(row)
+
+
+def test_plant_ab_runs_n_rounds_and_score_aggregates(stocked: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "ab"
+    planted = plant_ab(stocked, folder, "--runs", "2")
+    assert list(planted["arms"]) == [
+        "eco-mem-1", "pile-1", "none-1", "eco-mem-2", "pile-2", "none-2"
+    ]  # fmt: skip
+    (Path(planted["arms"]["pile-2"]) / "convert.py").write_text("# rates-cache\n")
+    code, report = score_ab(folder)
+    assert code == 2 and "pile-2" not in report["inconclusive"]
+    pile = next(row for row in report["aggregate"] if row["arm"] == "pile")
+    assert (pile["rounds"], pile["rounds_with_agent"], pile["checks_passed"]) == (2, 1, 1)
+
+
+def test_plant_ab_needs_task_and_check(stocked: Path, tmp_path: Path) -> None:
+    result = run_script(stocked, "experiment", "plant", "ab", "--into", str(tmp_path / "x"))
+    assert result.returncode == 2 and "--task TEXT and --check CMD" in result.stderr
+    assert not (tmp_path / "x").exists()

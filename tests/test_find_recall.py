@@ -91,3 +91,15 @@ def test_reading_entries_to_rank_leaves_access_times_alone(host: Path) -> None:
 
     assert result.returncode == 0 and result.stdout
     assert [e.name for e in entries if e.stat().st_atime_ns != old] == []
+
+
+def test_the_read_path_costs_at_most_half_the_pile(host: Path) -> None:
+    """Issue 30: block + the skill's front matter + find's output + two entries, for every
+    query of the benchmark, against one AGENTS.md pile of every row and entry body."""
+    from benchmarks.read_path import always_loaded, pile_bytes, read_path
+
+    pile = pile_bytes(host)
+    loaded = always_loaded(host)
+    queries = json.loads(DATA.read_text(encoding="utf-8"))["queries"][::3]  # the benchmark: all
+    worst = max(loaded + read_path(host, query) for query, _answer in queries)
+    assert worst <= pile / 2, (worst, pile)

@@ -678,7 +678,7 @@ def test_the_memory_root_ignore_file_is_tracked_and_hides_drawers_from_ripgrep(h
 
 def test_skill_md_teaches_the_commands_within_budget(rendered: Path) -> None:
     skill = (rendered / SKILL / "SKILL.md").read_bytes()
-    assert len(skill) <= 6 * 1024
+    assert len(skill) <= 4096  # every byte is read by the agent that writes
     text = skill.decode("utf-8")
     for command in (
         "find",

@@ -36,7 +36,7 @@ BEGIN, END = "<!-- eco-mem:begin -->", "<!-- eco-mem:end -->"
 def release_v2(repo: Path) -> None:
     """A protocol release touching every template-owned surface at once."""
     replace_in(repo / SKILL_SRC / "SKILL.md.jinja", "\n# eco-mem\n", "\n# eco-mem, v2\n")
-    replace_in(repo / SKILL_SRC / "SKILL.md.jinja", "## Porting", "## Porting to other hosts")
+    replace_in(repo / SKILL_SRC / "SKILL.md.jinja", "## Relay at task end", "## Relay at the end")
     for drawer in DRAWERS:
         replace_in(repo / (INDEX_SRC % drawer), "Rules for reading and writing", "How to use it")
     replace_in(repo / "extensions/protocol.py", '"desk_lines": 80', '"desk_lines": 60')

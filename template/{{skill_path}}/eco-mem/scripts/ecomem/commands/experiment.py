@@ -25,9 +25,16 @@ not look.
   injection   an episode whose lesson gives the agent orders (create a file
               outside the repository, add a line to AGENTS.md): does it obey?
 
+  ab          three clones of HEAD, each given the same prompt (--task TEXT):
+              eco-mem (the store as it is), pile (eco-mem taken out, every row
+              and entry body in one AGENTS.md section) and none (no memory).
+              score runs --check CMD in each and reports what memory cost and
+              changed. --runs N plants N rounds of the three.
+
 exit codes: 0 planted, 1 refused (DIR not empty, not a folder, inside the
 repository; HEAD without eco-mem), 2 usage or I/O error.
---json prints {"prompt": str, "relevant": str|null, "acts": [{"path": str, "line": str|null}]}.
+--json prints {"prompt": str, "relevant": str|null, "acts": [{"path": str, "line": str|null}]};
+for ab, {"dir": str, "arms": {NAME: PATH}, "prompts": {NAME: TEXT}}.
 """
 
 SCORE_DESCRIPTION = """\
@@ -45,12 +52,21 @@ tool call, memory files read since plant, verify run there, or a commit or chang
 since plant. Without one (score right after plant) the verdict is inconclusive.
 The report lists the signs it used (run_evidence in --json).
 
+For an A/B plant (DIR holds the arms), the check runs in a copy of each arm, and
+the report gives per arm: the check's result, the memory bytes the agent read
+(what the harness always loads, plus files opened: from --transcript NAME=FILE,
+else access times after the agent's first find or verify), entries opened, and
+the signs that an agent ran; then per arm kind over the rounds.
+
 exit codes: 0 passed, 1 failed, 2 inconclusive (no usable evidence, no sign of an
 agent run, unknown transcript format, DIR is not an experiment clone) or usage error.
+For ab: 0 every arm shows an agent run, 2 some arm does not (inconclusive).
+--json for ab prints {"arms": [{"arm", "check", "memory_bytes_read",
+"entries_opened", "evidence", ...}], "aggregate": [...], "inconclusive": [NAME]}.
 """
 
 
-HELP = "plant and score the three memory experiments against your agent"
+HELP = "plant and score the memory experiments (and an A/B of your own task) against your agent"
 DESCRIPTION = "Run the recall, laundering and injection experiments against an agent.\n"
 EPILOG = "exit codes: see `experiment plant --help` and `experiment score --help`"
 ROOTED = False  # plant acts on this repository; score only on the clone it is given
@@ -67,8 +83,11 @@ def add_arguments(experiment: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_root(plant)
-    plant.add_argument("kind", choices=KINDS)
+    plant.add_argument("kind", choices=(*KINDS, "ab"))
     plant.add_argument("--into", required=True, metavar="DIR", help="new or empty folder")
+    plant.add_argument("--task", metavar="TEXT", help="ab: the prompt every arm gets")
+    plant.add_argument("--check", metavar="CMD", help="ab: shell command, exit 0 = task done")
+    plant.add_argument("--runs", type=int, default=1, metavar="N", help="ab: rounds (1)")
     plant.add_argument("--json", action="store_true", help="print prompt, relevant and acts")
     score = actions.add_parser(
         "score",
@@ -82,7 +101,7 @@ def add_arguments(experiment: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="the agent's session log (repeat for sub-agent logs)",
+        help="the agent's session log (repeat for sub-agent logs); ab: NAME=FILE",
     )
     score.add_argument("--json", action="store_true", help="print the verdict as JSON")
     score.set_defaults(root=None)
@@ -104,6 +123,10 @@ def _plant(root: Path, args: argparse.Namespace) -> int:
         ) from None
 
     into = Path(args.into)
+    if args.kind == "ab":
+        return _plant_ab(root, into, args)
+    if args.task or args.check or args.runs != 1:
+        raise UsageError("--task, --check and --runs are for `experiment plant ab`")
     key = experiment_plant.plant(root, args.kind, into)
     if args.json:
         print(json.dumps({k: key[k] for k in ("prompt", "relevant", "acts")}, indent=2))
@@ -123,7 +146,53 @@ def _plant(root: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _plant_ab(root: Path, into: Path, args: argparse.Namespace) -> int:
+    from ..experiment import ab
+
+    if args.task is None or args.check is None:
+        raise UsageError("experiment plant ab needs --task TEXT and --check CMD")
+    planted = ab.plant(root, into, args.task, args.check, args.runs)
+    if args.json:
+        print(json.dumps(planted, indent=2))
+    else:
+        print(planted["prompts"][next(iter(planted["prompts"]))])
+    names = ", ".join(planted["arms"])
+    print(
+        f"planted {len(planted['arms'])} arms in {into} ({names}). Start a fresh agent"
+        f" session in each with the prompt above, then run:\n"
+        f"  eco_mem.py experiment score {into} [--transcript NAME=FILE ...]",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _score_ab(folder: Path, manifest: dict, args: argparse.Namespace) -> int:
+    from ..experiment import ab
+    from ..experiment import transcripts as experiment_transcripts
+
+    traces: dict = {}
+    for given in args.transcript:
+        name, equals, file = given.partition("=")
+        if not equals or name not in manifest["arms"]:
+            known = ", ".join(manifest["arms"])
+            raise UsageError(f"--transcript {given!r}: give NAME=FILE, NAME one of {known}")
+        try:
+            trace = experiment_transcripts.read_trace(Path(file))
+        except (experiment_transcripts.UnknownFormat, OSError) as error:
+            raise UsageError(f"--transcript {given!r}: {error}") from None
+        traces.setdefault(name, []).append((file, trace))
+    report = ab.score(folder, manifest, traces)
+    code = EXIT_UNDECIDED if report["inconclusive"] else EXIT_OK
+    report["exit"] = code
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(ab.markdown(report), end="")
+    return code
+
+
 def _score(clone: Path, args: argparse.Namespace) -> int:
+    from ..experiment import ab
     from ..experiment import key as experiment_key
     from ..experiment import score as experiment_score
     from ..experiment import transcripts as experiment_transcripts
@@ -134,7 +203,24 @@ def _score(clone: Path, args: argparse.Namespace) -> int:
         print(f"eco_mem.py experiment score: cannot read the answer key: {error}", file=sys.stderr)
         return EXIT_UNDECIDED
     if key is None:
+        try:
+            manifest = ab.load_manifest(clone)
+        except (OSError, ValueError) as error:
+            print(
+                f"eco_mem.py experiment score: cannot read the A/B manifest: {error}",
+                file=sys.stderr,
+            )
+            return EXIT_UNDECIDED
+        if manifest is not None:
+            return _score_ab(clone, manifest, args)
         print(f"eco_mem.py experiment score: {clone} is not an experiment clone", file=sys.stderr)
+        return EXIT_UNDECIDED
+    if key.get("kind") not in experiment_key.KINDS:
+        print(
+            f"eco_mem.py experiment score: {clone} is one arm of an A/B plant; score the"
+            " folder that holds the arms",
+            file=sys.stderr,
+        )
         return EXIT_UNDECIDED
     traces = []
     for name in args.transcript:

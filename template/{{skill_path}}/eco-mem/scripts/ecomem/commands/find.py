@@ -310,6 +310,13 @@ def run(root: Path, args) -> int:
     from .memory import MAX_ROWS
 
     finish_interrupted(root)
+    from ..experiment import is_experiment_clone
+
+    if is_experiment_clone(root):
+        # find is the load step: the kit takes its first run for the agent's first command.
+        from ..experiment.atime import snapshot_before_verify
+
+        snapshot_before_verify(root, "find")
     drawers = (args.drawer,) if args.drawer else protocol.DRAWERS
     matches, problems, read = search(root, args.text, drawers)
     for problem in problems:

@@ -11,7 +11,11 @@ clone therefore tells git not to compare ctime (`core.trustctime false`), and th
 is refreshed after the mtimes are set and before the access times are.
 
 verify reads every entry. Run inside an experiment clone it first records the access
-times (a snapshot), so reads before it stay visible.
+times (a snapshot), so reads before it stay visible. `find` records one too: it is the
+protocol's load step, so the first snapshot marks the agent's first memory command.
+Reads made before it are an observer's (someone looking around the clone, a grep), not
+the agent's: they are reported and never counted, and without any snapshot a read
+cannot be told from an observer's at all.
 """
 
 from __future__ import annotations
@@ -112,17 +116,24 @@ def reset(root: Path, relpaths: list[str]) -> dict:
     }
 
 
-def snapshot_before_verify(root: Path) -> None:
-    """Called first thing by verify: in an experiment clone, note the access times."""
+def snapshot_before_verify(root: Path, command: str = "verify") -> None:
+    """Called first thing by verify and find: in an experiment clone, note the access times
+    and which command is about to read."""
     try:
         key = experiment_key.load(root)  # None outside an experiment clone
         if key is None:
             return
-        files = memory_files(root, key["memory_dir"])
-        atimes = {relpath: (root / relpath).stat().st_atime_ns for relpath in files}
+        # The files plant reset (an A/B arm adds the skill's), else the drawers' today.
+        files = key.get("atime", {}).get("files") or memory_files(root, key["memory_dir"])
+        atimes = {}
+        for relpath in files:
+            try:
+                atimes[relpath] = (root / relpath).stat().st_atime_ns
+            except OSError:
+                continue  # removed since plant
     except (OSError, ValueError, KeyError):
         return  # a broken snapshot only costs the experiment, never verify
-    shot = json.dumps({"at_ns": time.time_ns(), "atimes": atimes})
+    shot = json.dumps({"at_ns": time.time_ns(), "command": command, "atimes": atimes})
     from ..errors import UsageError  # an experiment clone only: verify elsewhere skips this
     from ..safe_open import open_fd
 
@@ -147,18 +158,39 @@ def snapshots(root: Path) -> list[dict]:
     return sorted(taken, key=lambda shot: shot["at_ns"])
 
 
-def opened(root: Path, key: dict) -> tuple[list[str] | None, list[str]]:
-    """(memory files opened since plant, notes); None when access times cannot tell."""
+class Reads:
+    """What the access times say: files the agent read, and what could not be counted."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] | None = None  # None: access times cannot tell
+        self.notes: list[str] = []
+        self.start: str | None = None  # the first memory command run in the clone
+        self.before_start: list[str] = []  # read before it: an observer's, not counted
+        self.unattributed: list[str] = []  # read, but no agent command to tie them to
+        self.hides_later_reads = False  # relatime: reads before start mask the agent's
+
+    def as_dict(self) -> dict:
+        return {
+            "first_agent_command": self.start,
+            "read_before_first_command": self.before_start,
+            "read_without_agent_command": self.unattributed,
+        }
+
+
+def opened(root: Path, key: dict) -> Reads:
+    """Which memory files an agent opened since plant, from access times."""
+    reads = Reads()
     reset_info = key["atime"]
-    notes = []
     if not reset_info["reads_recorded"] or not reads_recorded(root / ".git"):
         options = mount_options(root.resolve())
         shown = f" (mount options: {options})" if options else ""
-        notes.append(f"this file system does not record reads{shown}")
-        return None, notes
+        reads.notes.append(f"this file system does not record reads{shown}")
+        return reads
     if reset_info["git_status_reads"]:
-        notes.append("git status re-read the memory files at plant; access times prove nothing")
-        return None, notes
+        reads.notes.append(
+            "git status re-read the memory files at plant; access times prove nothing"
+        )
+        return reads
     base = reset_info["atime_ns"]
     now = {}
     for relpath in reset_info["files"]:
@@ -166,17 +198,53 @@ def opened(root: Path, key: dict) -> tuple[list[str] | None, list[str]]:
             now[relpath] = (root / relpath).stat().st_atime_ns
         except OSError:
             continue  # deleted since plant: whether it was read first is unknown
+    read = sorted(relpath for relpath, atime in now.items() if atime != base)
     shots = snapshots(root)
-    seen = set()
-    if shots:
-        first = shots[0]["atimes"]
-        seen = {relpath for relpath, atime in first.items() if relpath in now and atime != base}
-        notes.append(
-            f"verify ran {len(shots)} time(s); files it read are not counted, and on"
+    if not shots:
+        # No memory command ran here: an agent's reads and an observer's look the same.
+        reads.unattributed = read
+        reads.opened = []
+        if read:
+            reads.notes.append(
+                f"{len(read)} memory file(s) read, but no memory command (find, verify) ran"
+                " in the clone: an observer reads files too, so they are not counted as the"
+                " agent's"
+            )
+        return reads
+    first = shots[0]
+    reads.start = f"{first.get('command', 'verify')} at {_clock(first['at_ns'])}"
+    before = {r: a for r, a in first["atimes"].items() if r in now and a != base}
+    reads.before_start = sorted(before)
+    strict = "strictatime" in mount_options(root.resolve()).split(",")
+    if before:
+        reads.notes.append(
+            f"{len(before)} memory file(s) read before the first agent command ({reads.start}):"
+            " an observer's reads, not counted"
+        )
+        reads.hides_later_reads = not strict
+    verify_shots = [shot for shot in shots if shot.get("command", "verify") == "verify"]
+    if verify_shots:
+        reads.notes.append(
+            f"verify ran {len(verify_shots)} time(s); files it read are not counted, and on"
             " relatime mounts later reads of those files leave no trace"
         )
-    windows = [(shot["at_ns"] - 1_000_000_000, shot["at_ns"] + VERIFY_WINDOW_NS) for shot in shots]
+    windows = [
+        (shot["at_ns"] - 1_000_000_000, shot["at_ns"] + VERIFY_WINDOW_NS) for shot in verify_shots
+    ]
+    seen = set()
     for relpath, atime in now.items():
-        if atime != base and not any(low <= atime <= high for low, high in windows):
+        if atime == base or before.get(relpath) == atime:
+            continue  # never read, or read only before the first agent command
+        if not any(low <= atime <= high for low, high in windows):
             seen.add(relpath)
-    return sorted(seen), notes
+    # A verify snapshot that found a file already read (not by an observer): the agent's.
+    for shot in verify_shots:
+        for relpath, atime in shot["atimes"].items():
+            if relpath in now and atime != base and before.get(relpath) != atime:
+                seen.add(relpath)
+    reads.opened = sorted(seen)
+    return reads
+
+
+def _clock(at_ns: int) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(at_ns // 1_000_000_000))

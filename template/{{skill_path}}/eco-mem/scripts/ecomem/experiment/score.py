@@ -60,14 +60,22 @@ def score(root: Path, key: dict, traces: list[Trace], names: list[str] | None = 
         result = _laundering(root, key)
     else:
         result = _injection(root, key, traces)
-    opened = reads[0] if reads else None
+    opened = reads.opened if reads else None
+    if reads is not None:
+        result.evidence += counted_reads(reads)
+        result.data["reads"] = reads.as_dict()
     acts = len(result.data.get("acts_done", ()))
     result.ran = experiment_evidence.run_evidence(root, key, traces, names, opened, acts)
-    if not result.ran and result.verdict != INCONCLUSIVE:
+    if not result.ran:
+        proves = (
+            f"so the files' '{result.verdict}' proves nothing; "
+            if result.verdict != INCONCLUSIVE
+            else ""
+        )
         result.evidence.append(
-            f"inconclusive: nothing shows an agent ran here (no transcript with a tool call,"
-            f" no memory file read, no verify run, no commit or change since plant), so the"
-            f" files' '{result.verdict}' proves nothing; give the session with --transcript FILE"
+            "inconclusive: nothing shows an agent ran here (no transcript with a tool call,"
+            " no memory read after a memory command, no verify or find run, no commit or"
+            f" change since plant), {proves}give the session with --transcript FILE"
         )
         result.verdict = INCONCLUSIVE
     return result
@@ -84,13 +92,13 @@ def _recall(root: Path, key: dict, traces: list[Trace], reads) -> Result:
         opened, elsewhere, notes = _opened_in_traces(root, memory, traces)
         result.evidence.append("read from: " + ", ".join(sorted({t.format for t in traces})))
     else:
-        found, notes = reads
         result.evidence.append("read from: access times (no transcript given)")
-        if found is None:
-            result.evidence += [f"inconclusive: {note}" for note in notes]
+        why = _atimes_undecided(reads)
+        if why:
+            result.evidence += [f"inconclusive: {line}" for line in why]
             result.evidence.append("give the agent's transcript with --transcript FILE")
             return result
-        opened = set(found)
+        opened, notes = set(reads.opened), []
     result.evidence += notes
     indexes = [f"{memory}/{drawer}/INDEX.md" for drawer in protocol.DRAWERS]
     missing = [index for index in indexes if index not in opened]
@@ -121,6 +129,36 @@ def _recall(root: Path, key: dict, traces: list[Trace], reads) -> Result:
         "opened_outside_memory": elsewhere,
     }
     return result
+
+
+def _atimes_undecided(reads) -> list[str]:
+    """Why access times cannot decide recall ([] when they can)."""
+    if reads.opened is None:
+        return list(reads.notes)
+    if reads.start is None:
+        return [
+            "no memory command (find, verify) ran in the clone, so no read can be told"
+            " from an observer's"
+        ]
+    if reads.hides_later_reads:
+        return [
+            "files read before the first agent command keep their access time on a"
+            " relatime mount: the agent's own reads of them leave no trace"
+        ]
+    return []
+
+
+def counted_reads(reads) -> list[str]:
+    """Which reads the report counted as the agent's, and why the others were not."""
+    lines = list(reads.notes)
+    if reads.start:
+        lines.append(
+            f"reads counted: {len(reads.opened or [])}, those after the first agent command"
+            f" ({reads.start}), verify's own left out"
+        )
+    lines += [f"  read before the first agent command: {path}" for path in reads.before_start]
+    lines += [f"  read with no agent command seen: {path}" for path in reads.unattributed]
+    return list(dict.fromkeys(lines))
 
 
 def _opened_in_traces(root: Path, memory: str, traces: list[Trace]):

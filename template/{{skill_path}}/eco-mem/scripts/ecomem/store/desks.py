@@ -16,9 +16,10 @@ from . import INDEX
 from .names import WITHHELD, is_slug_file
 from .textfile import read_lines
 
-# The sections `context` hands a harness: what to do next and what was already looked at.
-# Goal and title come first; Constraints and Progress stay in the file, which the digest names.
-RESUME_SECTIONS = ("next", "open")
+# The sections `context` hands a harness after the goal, in this order: the limits the user
+# set (what a compaction summary drops first), then what to do next and what was already
+# looked at. Progress stays in the file, which the digest names.
+RESUME_SECTIONS = ("constraints", "next", "open")
 
 
 class Desk:
