@@ -40,11 +40,6 @@ EPILOG = "exit code: always 0; ECO_MEM_DEBUG=1 shows an error on stderr"
 # Bytes the whole digest may take: a few desks of ordinary size and the pointer. Desks
 # share what the header and the short pointer leave, equally; a desk cut short says so.
 BUDGET = 4096
-# A desk file name printed in the digest: lowercase words joined by hyphens, as `new
-# working` writes them. (A minimal local check: store/ had no shared slug check here;
-# no `re`, which would add to the hook's start-up.)
-SLUG_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
-SLUG_MAX = 80
 # The least room a desk is given; past BUDGET // MIN_SHARE desks the rest are counted.
 MIN_SHARE = 600
 
@@ -101,17 +96,19 @@ def installed_root() -> str:
 
 def digest(root: str) -> str:
     from ..store.desks import read_desks
+    from ..store.names import WITHHELD
 
     problems: list[str] = []
     desks = read_desks(root, problems)  # OSError (no working drawer): a broken store
-    problems = [named_safely(problem) for problem in problems]
-    named = [desk for desk in desks if slug_shaped(desk.name)]
-    odd = len(desks) - len(named)
+    # read_desks names no file whose name is not a slug (store/names.py); count them.
+    odd = sum(WITHHELD in problem for problem in problems)
+    problems = [problem for problem in problems if WITHHELD not in problem]
     if odd:
         problems.append(
             f"{odd} desk file{'s' if odd > 1 else ''} in {protocol.MEMORY_DIR}/working/ with a"
             " name that is not slug-shaped, not shown; run verify"
         )
+    named = desks
     short = pointer()[-1]
     fixed = []
     if named:
@@ -142,26 +139,6 @@ def digest(root: str) -> str:
                 fixed.append(variant)
                 break
     return "\n\n".join(fixed) + "\n" if fixed else ""
-
-
-def named_safely(problem: str) -> str:
-    """A problem line from read_desks ("<relpath>: why"), its file named only if slug-shaped."""
-    relpath, _, why = problem.partition(": ")
-    if slug_shaped(relpath.rsplit("/", 1)[-1]):
-        return problem
-    return f"a desk file in {protocol.MEMORY_DIR}/working/ (name not slug-shaped): {why}"
-
-
-def slug_shaped(name: str) -> bool:
-    """`<slug>.md`: ASCII lowercase letters and digits in words joined by single hyphens."""
-    slug = name[:-3] if name.endswith(".md") else ""
-    return (
-        0 < len(slug) <= SLUG_MAX
-        and set(slug) <= SLUG_CHARACTERS
-        and not slug.startswith("-")
-        and not slug.endswith("-")
-        and "--" not in slug
-    )
 
 
 def desk_block(desk, share: int) -> str:
