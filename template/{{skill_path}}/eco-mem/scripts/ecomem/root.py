@@ -18,6 +18,7 @@ import sys
 
 from . import protocol
 
+
 def script_path() -> str:
     """eco_mem.py as invoked, absolute, links kept.
 
