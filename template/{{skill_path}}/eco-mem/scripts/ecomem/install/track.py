@@ -242,10 +242,16 @@ class HiddenCheck:
     """
 
     def __init__(self, root: Path) -> None:
-        self._check = IgnoreCheck(root, paths_to_keep(root))
+        self._root = root
+        try:
+            self._check: IgnoreCheck | GitRefused = IgnoreCheck(root, paths_to_keep(root))
+        except GitRefused as refusal:  # said by findings(), where verify asks for them
+            self._check = refusal
 
     def findings(self) -> list[Finding]:
-        future = dict.fromkeys(future_entries())
+        if isinstance(self._check, GitRefused):
+            raise self._check
+        future = dict.fromkeys(git_name(self._root, path) for path in future_entries())
         findings = []
         for path, hide in sorted(self._check.hidden().items()):
             if path in future:
@@ -365,7 +371,8 @@ def track(root: Path, extra: list[str] | None = None) -> tuple[list[str], bool]:
     from .markers import remove_block
 
     host = remove_block(original or "", GITIGNORE, MARKERS)
-    paths = list(dict.fromkeys(paths_to_keep(root) + (extra or [])))
+    named = [git_name(root, path) for path in extra or []]
+    paths = list(dict.fromkeys(paths_to_keep(root) + named))
     rules: list[str] = []
     nested_lines: dict[str, list[str]] = {}  # nested .gitignore -> lines it needs
     nested_originals: dict[str, str | None] = {}
