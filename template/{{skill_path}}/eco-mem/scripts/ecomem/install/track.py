@@ -301,6 +301,16 @@ def _escape(path: str) -> str:
     return path[:-1] + "\\ " if path.endswith(" ") else path
 
 
+def _reinclude(root: Path, prefix: str) -> list[str]:
+    """`reinclude_rules`, but a path hidden inside a folder eco-mem owns (a host `*` or
+    `.*` reaching into it) re-includes that whole folder at once: one rule, not one
+    per file, and its future files too. Desks stay out: working/.gitignore outranks it."""
+    for own in owned_roots(root):
+        if prefix.startswith(own + "/"):
+            return [f"!/{_escape(own)}/**"]
+    return reinclude_rules(root, prefix)
+
+
 def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False) -> list[str]:
     """Rules that re-include `prefix` and nothing of the host's beside it.
 
@@ -395,7 +405,7 @@ def track(root: Path, extra: list[str] | None = None) -> tuple[list[str], bool]:
                 _write(root, root / source, _with_lines(nested_originals[source], wanted))
             for prefix, hide in hides.items():
                 if not hide.nested:
-                    rules += [rule for rule in reinclude_rules(root, prefix) if rule not in rules]
+                    rules += [rule for rule in _reinclude(root, prefix) if rule not in rules]
         else:
             raise TrackError(f"{GITIGNORE}: could not re-include {sorted(hides)}; please report")
         desk = f"{protocol.MEMORY_DIR}/{FUTURE_DESK}"
