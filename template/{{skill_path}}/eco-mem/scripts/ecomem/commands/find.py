@@ -328,7 +328,10 @@ def run(root: Path, args) -> int:
         }
         print(json.dumps(report, indent=2))
     else:
-        for match in shown:
+        from ..root import shown as from_here
+
+        for match in shown:  # a path the reader can open from where they ran find
+            match.path = from_here(root, match.path)
             print(match.as_text())
         if not rows and (args.text or not desks):
             print(
