@@ -118,6 +118,11 @@ def test_linked_skill_folders_install_once_inside_the_repository(
         skill=f"{real}/eco-mem",
     )
     assert written.returncode == 0, written.stdout + written.stderr
+    commit_all(host, "remember")
+    # Copier's update renders in folders without the links: it must agree with the host.
+    updated = copier("update", "--trust", "--defaults", "--answers-file", ANSWERS, cwd=host)
+    assert updated.returncode == 0, updated.stdout + updated.stderr
+    assert git(host, "status", "--porcelain") == ""
     assert outer_bytes(outer, host) == before
 
 
@@ -256,9 +261,11 @@ def test_commands_work_from_a_package_folder(template_repo: Path, tmp_path: Path
     package = host / "packages/ai"
     script = "../../.agents/skills/eco-mem/scripts/eco_mem.py"
     written = subprocess.run(
-        [sys.executable, script, "new", "semantic", "--title", "Staging listens on 6543"]
-        + ["--source", "verified", "--scope", "staging", "--expires", "never"]
-        + ["--body", "The staging database listens on 6543."],
+        [
+            *(sys.executable, script, "new", "semantic", "--title", "Staging listens on 6543"),
+            *("--source", "verified", "--scope", "staging", "--expires", "never"),
+            *("--body", "The staging database listens on 6543."),
+        ],
         cwd=package,
         capture_output=True,
         text=True,
