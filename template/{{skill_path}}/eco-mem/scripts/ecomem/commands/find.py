@@ -70,7 +70,7 @@ STOPWORDS = frozenset(
 
 # Suffixes stripped to reach a word's stem, longest first: cheap, and enough for the
 # plurals and verb forms agents type ("translations" and "translated" both give "transl",
-# "caching", "cached" and "cache" give "cach", "configuration" and "configure" "configur").
+# "caching", "cached" and "cache" give one stem, "configuration" and "configure" "configur").
 # fmt: off
 SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
 # fmt: on
