@@ -299,3 +299,62 @@ def test_a_script_run_from_another_repository_says_which_it_acts_on(
     )
     assert f"acting on the repository at {host}" in verify.stderr
     assert os.listdir(other) == [".git"]
+
+
+def tool(name: str) -> str:
+    """A checker from the test extra (pyproject.toml), beside this interpreter."""
+    path = Path(sys.executable).with_name(name)
+    if not path.is_file():
+        pytest.skip(f"{name} is not installed: pip install -e '.[test]'")
+    return str(path)
+
+
+def test_host_checkers_find_nothing_in_eco_mem(template_repo: Path, tmp_path: Path) -> None:
+    """ruff with every rule, codespell over hidden files, zizmor's offline audits: a host
+    that runs them everywhere finds nothing in what eco-mem installed."""
+    host = init_repo(tmp_path / "host")
+    build_files(
+        host,
+        {
+            "pyproject.toml": '[tool.ruff]\nline-length = 79\n\n[tool.ruff.lint]\nselect = ["ALL"]\n',
+            "src/app.py": '"""The host\'s own code."""\n',
+        },
+    )
+    commit_all(host, "the host as it was")
+    done = copy_cli(template_repo, host, "ci=github-actions")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    ruff = tool("ruff")
+    linted = subprocess.run(
+        [ruff, "check", "--output-format", "concise", "."], cwd=host, capture_output=True, text=True
+    )
+    flagged = {line.split(":")[0] for line in linted.stdout.splitlines() if ".py:" in line}
+    assert flagged == {"src/app.py"}, linted.stdout  # the host's file, and only that
+    formatted = subprocess.run([ruff, "format", "--check", "."], cwd=host, capture_output=True)
+    assert formatted.returncode == 0, formatted.stdout + formatted.stderr
+    # pre-commit names each file, with --force-exclude: still nothing.
+    scripts = sorted(str(path) for path in (host / ".agents").rglob("*.py"))
+    assert scripts
+    for check in (["check", "--force-exclude"], ["format", "--check", "--force-exclude"]):
+        result = subprocess.run([ruff, *check, *scripts], cwd=host, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    spelled = subprocess.run(
+        [tool("codespell"), "--check-hidden", "--skip", ".git", "."],
+        cwd=host,
+        capture_output=True,
+        text=True,
+    )
+    assert spelled.returncode == 0, spelled.stdout + spelled.stderr
+
+    audited = subprocess.run(
+        [tool("zizmor"), "--offline", "--no-progress", ".github/workflows"],
+        cwd=host,
+        capture_output=True,
+        text=True,
+    )
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+
+    # GitHub's language statistics leave the scripts out.
+    attribute = git(host, "check-attr", "linguist-vendored", "--", scripts[0])
+    assert attribute.strip().endswith("linguist-vendored: set"), attribute
