@@ -358,3 +358,52 @@ def test_host_checkers_find_nothing_in_eco_mem(template_repo: Path, tmp_path: Pa
     # GitHub's language statistics leave the scripts out.
     attribute = git(host, "check-attr", "linguist-vendored", "--", scripts[0])
     assert attribute.strip().endswith("linguist-vendored: set"), attribute
+
+
+def test_blocks_says_created_for_a_new_agents_md(template_repo: Path, tmp_path: Path) -> None:
+    host = init_repo(tmp_path / "host")
+    build_files(host, {"CLAUDE.md": "# Claude\n"})
+    commit_all(host, "the host as it was")
+    done = copy_cli(template_repo, host)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith("created: ")]
+    assert said == [
+        "created: AGENTS.md, .claude/settings.json (SessionStart hook); updated: CLAUDE.md"
+    ]
+
+
+def test_uninstall_keeps_kept_memory_in_git_under_a_host_rule(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    host = init_repo(tmp_path / "host")
+    build_files(host, {".gitignore": ".agents/*\n!.agents/skills/\n"})
+    commit_all(host, "the host as it was")
+    assert copy_cli(template_repo, host).returncode == 0
+    commit_all(host, "install")
+    dry = run_script(host, "uninstall", "--dry-run")
+    assert "would keep .agents/memory/" in dry.stdout
+    assert "would remove from git config [merge" in dry.stdout
+    assert "would edit .gitignore (eco-mem block cut to the 1 rule(s)" in dry.stdout
+    done = run_script(host, "uninstall")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "warning" not in done.stderr
+    assert "deleted .agents/skills/eco-mem/" in done.stdout
+    build_files(host, {".agents/memory/semantic/written-later.md": "# Later\n"})
+    status = git(host, "status", "--porcelain", "--", ".agents/memory")
+    assert "?? .agents/memory/semantic/written-later.md" in status
+
+
+def test_uninstall_says_loudly_which_rule_hides_kept_memory(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    host = init_repo(tmp_path / "host")
+    assert copy_cli(template_repo, host).returncode == 0
+    build_files(host, {".agents/.gitignore": "memory/semantic/*\n!memory/semantic/INDEX.md\n"})
+    commit_all(host, "install, and a rule of the host's own below the root")
+    done = run_script(host, "uninstall")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "uninstall: warning: .agents/memory/semantic/eco-mem-probe.md: git ignores it by" in (
+        done.stderr
+    )
+    assert ".agents/.gitignore:1 `memory/semantic/*`" in done.stderr
+    assert "would never reach a commit" in done.stderr
