@@ -407,3 +407,29 @@ def test_uninstall_says_loudly_which_rule_hides_kept_memory(
     )
     assert ".agents/.gitignore:1 `memory/semantic/*`" in done.stderr
     assert "would never reach a commit" in done.stderr
+
+
+def test_a_git_check_that_cannot_run_is_a_finding_not_a_skip(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    """The memory folder turned into a link out of the repository: git cannot judge
+    its files, and verify says so by path instead of skipping the ignore check."""
+    host = init_repo(tmp_path / "host")
+    assert copy_cli(template_repo, host).returncode == 0
+    commit_all(host, "install")
+    outside = tmp_path / "outside"
+    (host / ".agents/memory").rename(outside)
+    (host / ".agents/memory").symlink_to(outside)
+    verify = run_script(host, "verify")
+    assert verify.returncode == 1
+    assert "[git.refused]" in verify.stdout and "leads out of the repository" in verify.stdout
+    assert "skipped" not in verify.stdout + verify.stderr
+    before = {path.name for path in (outside / "semantic").iterdir()}
+    written = run_script(
+        host,
+        *("new", "semantic", "--title", "A fact", "--source", "verified"),
+        *("--scope", "repo", "--expires", "never", "--body", "Text."),
+    )
+    assert written.returncode != 0
+    assert_no_traceback(written)
+    assert {path.name for path in (outside / "semantic").iterdir()} == before
