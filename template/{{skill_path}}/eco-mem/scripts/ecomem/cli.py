@@ -57,17 +57,24 @@ def repo_root(given: str | None) -> Path:
     return Path(installed_root())
 
 
-def say_root_when_unclear(root: Path) -> None:
-    """Name the repository when the caller is not inside it: run from another
-    repository, the script acts on its own one, and the user should know."""
+def say_root_when_unclear(root: Path, command: str) -> None:
+    """Name the repository when the working folder does not make it plain: run from
+    another repository, the script acts on its own; run from a folder inside it, the
+    paths printed are the repository's (find alone prints them from here)."""
     from .root import _within
 
     try:
-        here = os.path.realpath(os.getcwd())
+        here, real_root = os.path.realpath(os.getcwd()), os.path.realpath(root)
     except OSError:
         return
-    if not _within(here, os.path.realpath(root)):
+    if not _within(here, real_root):
         print(f"eco_mem.py: acting on the repository at {root}", file=sys.stderr)
+    elif here != real_root and command not in PATHS_FROM_HERE:
+        print(f"eco_mem.py: paths are relative to the repository root, {root}", file=sys.stderr)
+
+
+# Commands that print paths relative to the working folder themselves.
+PATHS_FROM_HERE = ("find", "context")
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
@@ -105,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"eco_mem.py: {root} is not a directory", file=sys.stderr)
         return EXIT_USAGE
     if not given:
-        say_root_when_unclear(root)
+        say_root_when_unclear(root, args.command)
     return run(args.command, root, args)
 
 
