@@ -302,12 +302,15 @@ def _escape(path: str) -> str:
 
 
 def _reinclude(root: Path, prefix: str) -> list[str]:
-    """`reinclude_rules`, but a path hidden inside a folder eco-mem owns (a host `*` or
-    `.*` reaching into it) re-includes that whole folder at once: one rule, not one
-    per file, and its future files too. Desks stay out: working/.gitignore outranks it."""
-    for own in owned_roots(root):
-        if prefix.startswith(own + "/"):
-            return [f"!/{_escape(own)}/**"]
+    """`reinclude_rules`, but a file hidden inside the skill folder (a host `*` or `.*`
+    reaching into it) re-includes every file of its kind there at once: one rule per
+    suffix (`!/<skill>/**/*.py`), not one per file, and nothing else a host rule hides
+    there (an editor's swap file stays ignored)."""
+    skill = git_name(root, protocol.SKILL_DIR)
+    name = prefix.rpartition("/")[2]
+    suffix = os.path.splitext(name)[1]
+    if prefix.startswith(skill + "/") and suffix and not (root / prefix).is_dir():
+        return [f"!/{_escape(skill)}/**/*{_escape(suffix)}"]
     return reinclude_rules(root, prefix)
 
 
