@@ -304,13 +304,16 @@ def _escape(path: str) -> str:
 def _reinclude(root: Path, prefix: str) -> list[str]:
     """`reinclude_rules`, but a file hidden inside the skill folder (a host `*` or `.*`
     reaching into it) re-includes every file of its kind there at once: one rule per
-    suffix (`!/<skill>/**/*.py`), not one per file, and nothing else a host rule hides
-    there (an editor's swap file stays ignored)."""
+    suffix (`!/<skill>/**/*.py`) and one for its folders, not one per path, and
+    nothing else a host rule hides there (an editor's swap file stays ignored)."""
     skill = git_name(root, protocol.SKILL_DIR)
     name = prefix.rpartition("/")[2]
     suffix = os.path.splitext(name)[1]
-    if prefix.startswith(skill + "/") and suffix and not (root / prefix).is_dir():
-        return [f"!/{_escape(skill)}/**/*{_escape(suffix)}"]
+    if prefix.startswith(skill + "/"):
+        if (root / prefix).is_dir() and not (root / prefix).is_symlink():
+            return [f"!/{_escape(skill)}/**/"]  # every folder of the skill's
+        if suffix:
+            return [f"!/{_escape(skill)}/**/*{_escape(suffix)}"]
     return reinclude_rules(root, prefix)
 
 
