@@ -433,3 +433,21 @@ def test_a_git_check_that_cannot_run_is_a_finding_not_a_skip(
     assert written.returncode != 0
     assert_no_traceback(written)
     assert {path.name for path in (outside / "semantic").iterdir()} == before
+
+
+def test_desk_check_runs_when_the_memory_folder_is_reached_through_a_link(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    """git refuses `ls-files` "beyond a symbolic link"; the desk rule asks by git's own
+    name for the folder instead, so a desk committed on main is still caught."""
+    host = init_repo(tmp_path / "host")
+    assert copy_cli(template_repo, host, "memory_path=docs/memory").returncode == 0
+    (host / "docs/memory").rename(host / "memory-store")
+    (host / "docs/memory").symlink_to("../memory-store")
+    build_files(host, {"memory-store/working/fix-login.md": "# Fix login\n"})
+    git(host, "add", "-A")
+    git(host, "add", "-f", "memory-store/working/fix-login.md")
+    git(host, "commit", "-q", "-m", "a desk committed on main by mistake")
+    verify = run_script(host, "verify", "--default-branch", "main")
+    assert verify.returncode == 1, verify.stdout + verify.stderr
+    assert "[working.tracked-desk]" in verify.stdout
