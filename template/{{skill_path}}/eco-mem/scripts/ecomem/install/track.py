@@ -95,7 +95,9 @@ def git_name(root: Path, relpath: str, folders: dict[str, str | None] | None = N
         return relpath
     cache = {} if folders is None else folders
     if parent not in cache:
-        real_root = os.path.realpath(root)
+        if "" not in cache:  # the root's own real path, once per cache
+            cache[""] = os.path.realpath(root)
+        real_root = cache[""] or ""
         real = os.path.realpath(os.path.join(root, parent))
         if real == real_root:
             cache[parent] = ""
