@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 import yaml
-from jinja2 import Environment
+from jinja2 import Environment, pass_context
 from jinja2.ext import Extension
 
 # Anything with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
@@ -82,6 +82,63 @@ def install_move_problem(copier_conf, name: str, value: str) -> str:
     )
 
 
+@pass_context
+def answer_problem(context, name: str) -> str:
+    """Why the answer to `name` cannot be installed here, as "name: reason", or ""."""
+    filters = context.environment.filters
+    conf = context["_copier_conf"]
+    value = context.get(name)
+    recorded = recorded_answers(conf).get(name)
+    why = ""
+    if name in ("skill_path", "memory_path"):
+        other = ("", "") if name == "skill_path" else (context.get("skill_path"), "skill_path")
+        why = (
+            filters["path_problem"](value, *other)
+            or filters["layout_problem"](conf, value, recorded)
+            or install_move_problem(conf, name, value)
+        )
+    elif name == "claude_code":
+        why = filters["claude_problem"](conf, value)
+    elif name == "review_thresholds":
+        why = filters["thresholds_problem"](value)
+    return f"{name}: {why}" if why else ""
+
+
+def typed_at_prompt(copier_conf, name: str) -> bool:
+    """True when the answer to `name` comes from a person at Copier's prompt.
+
+    Copier turns a validator's message into a ValueError with a 40-line traceback
+    whenever the answer came from `--data`, `--defaults` or the answers file; only
+    at the prompt does it show the message and ask again.
+    """
+    return not copier_conf["defaults"] and name not in (copier_conf["data"] or {})
+
+
+@pass_context
+def prompt_problem(context, name: str) -> str:
+    """A question's validator: the reason, for an answer typed at the prompt only.
+
+    Every other answer is judged by `refuse_bad_answers`, in one line.
+    """
+    if not typed_at_prompt(context["_copier_conf"], name):
+        return ""
+    return answer_problem(context, name)
+
+
+@pass_context
+def refuse_bad_answers(context, names: list[str]) -> str:
+    """Stop before anything is written, in one line, at the first answer `answer_problem`
+    refuses: Copier prints a UserMessageError raised while it computes a value as its
+    message alone (and the API raises it), where a validator's ends in a traceback."""
+    for name in names:
+        why = answer_problem(context, name)
+        if why:
+            from copier.errors import UserMessageError  # only Copier renders copier.yml
+
+            raise UserMessageError(why)
+    return ""
+
+
 class AnswersExtension(Extension):
     """Expose the answers helpers to copier.yml and the answers file template."""
 
@@ -90,3 +147,5 @@ class AnswersExtension(Extension):
         environment.filters["findable_source"] = findable_source
         environment.filters["installed_skill_dir"] = installed_skill_dir
         environment.filters["install_move_problem"] = install_move_problem
+        environment.filters["prompt_problem"] = prompt_problem
+        environment.filters["refuse_bad_answers"] = refuse_bad_answers

@@ -118,8 +118,9 @@ def test_install_and_memory_reach_a_fresh_clone(
     verify = run_script(clone, "verify", "--today", "2026-11-30", skill=skill)
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
-    # Minimal: what the host ignored stays ignored; desks stay local; host lines stay.
-    assert hidden_before <= ignored_by_host(host) | {".gitignore"}
+    # Minimal: what the host ignored stays ignored (but the settings that now hold
+    # eco-mem's hook); desks stay local; host lines stay.
+    assert hidden_before - {".claude/settings.json"} <= ignored_by_host(host) | {".gitignore"}
     assert f"{memory}/working/fix-login.md" in ignored_by_host(host)
     gitignore = (host / ".gitignore").read_text(encoding="utf-8")
     assert without_block(gitignore) == IGNORE_STYLES[style]
@@ -324,7 +325,7 @@ def test_recopy_with_other_paths_is_refused_before_writing(
     copy_template(template_repo, host, skill_path=".claude/skills")
     commit_all(host, "install")
     with pytest.raises(
-        ValueError, match=re.escape("installed here with skill_path=.claude/skills")
+        CopierError, match=re.escape("installed here with skill_path=.claude/skills")
     ):
         copy_template(template_repo, host)
     assert git(host, "status", "--porcelain") == ""

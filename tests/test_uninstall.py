@@ -92,6 +92,14 @@ def test_memory_kept_every_other_byte_is_the_hosts(installed, repo: Path) -> Non
     done = uninstall(repo)
     assert done.returncode == 0, done.stderr
     after = tree(repo)
+    # The host's .gitignore (`.*`) would hide the kept memory: the block stays, cut to the
+    # rules on the way to it, so what the team writes there still reaches a commit.
+    ignore = after.pop(".gitignore").decode()
+    host_ignore = before.pop(".gitignore").decode()
+    assert ignore.startswith(host_ignore + "\n# eco-mem:begin\n")
+    kept_rules = ignore[len(host_ignore) :].splitlines()[3:-1]
+    assert kept_rules and all(".agents/" in rule for rule in kept_rules), kept_rules
+    assert not any("skills" in rule or "claude" in rule for rule in kept_rules)
     assert {path: data for path, data in after.items() if not path.startswith(MEMORY)} == before
     for drawer in ("working", "semantic", "episodic", "procedural"):
         assert (repo / MEMORY / drawer / "INDEX.md").is_file()
@@ -105,7 +113,10 @@ def test_memory_kept_every_other_byte_is_the_hosts(installed, repo: Path) -> Non
     # Committed, the tree differs from the one before the install by the memory alone.
     git(repo, "add", "-A")
     changed = git(repo, "diff", "--cached", "--name-only", start).split()
-    assert changed and all(path.startswith(MEMORY + "/") for path in changed)
+    assert changed and all(
+        path.startswith(MEMORY + "/") for path in changed if path != ".gitignore"
+    )
+    assert f"{MEMORY}/semantic/build-runs-make-test.md" in changed
 
 
 def test_memory_removed_the_tree_is_the_one_before_the_install(installed, repo: Path) -> None:

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import commands, protocol
+from . import commands
 from .boundary import guarded
 from .errors import EXIT_USAGE
 
@@ -48,13 +48,33 @@ class Parser(argparse.ArgumentParser):
 
 
 def repo_root(given: str | None) -> Path:
-    """The folder to act on: --root, else the repository this script is installed in."""
+    """The folder to act on: --root, else the repository this script is installed in
+    (root.py finds it from the script's path as typed, never through resolved links)."""
     if given:
         return Path(given)
-    # <root>/<skill_dir>/scripts/ecomem/cli.py: climb out of the skill folder.
-    here = Path(__file__).resolve().parents[2]
-    depth = len(Path(protocol.SKILL_DIR).parts)
-    return here.parents[depth - 1] if depth else here
+    from .root import installed_root
+
+    return Path(installed_root())
+
+
+def say_root_when_unclear(root: Path, command: str) -> None:
+    """Name the repository when the working folder does not make it plain: run from
+    another repository, the script acts on its own; run from a folder inside it, the
+    paths printed are the repository's (find alone prints them from here)."""
+    from .root import _within
+
+    try:
+        here, real_root = os.path.realpath(os.getcwd()), os.path.realpath(root)
+    except OSError:
+        return
+    if not _within(here, real_root):
+        print(f"eco_mem.py: acting on the repository at {root}", file=sys.stderr)
+    elif here != real_root and command not in PATHS_FROM_HERE:
+        print(f"eco_mem.py: paths are relative to the repository root, {root}", file=sys.stderr)
+
+
+# Commands that print paths relative to the working folder themselves.
+PATHS_FROM_HERE = ("find", "context")
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
@@ -86,10 +106,13 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser(argv).parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 on --help
         return int(stop.code or 0)
-    root = repo_root(getattr(args, "root", None))
+    given = getattr(args, "root", None)
+    root = repo_root(given)
     if not root.is_dir():
         print(f"eco_mem.py: {root} is not a directory", file=sys.stderr)
         return EXIT_USAGE
+    if not given:
+        say_root_when_unclear(root, args.command)
     return run(args.command, root, args)
 
 

@@ -8,6 +8,7 @@ it depends on nothing but the block and hook writers.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from ..errors import UsageError
@@ -33,6 +34,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
 
     from ..install import blocks, hooks
 
+    existed = {name: os.path.lexists(root / name) for name in (*HOST_FILES, hooks.SETTINGS)}
     try:
         changed = blocks.write_blocks(root)
     except blocks.BlockError as error:
@@ -43,5 +45,20 @@ def run(root: Path, args: argparse.Namespace) -> int:
     except (hooks.HookError, OSError) as error:
         # The host's file: the rest of the install stands, and the copy goes on.
         print(f"eco_mem.py blocks: {error}", file=sys.stderr)
-    print("updated: " + ", ".join(changed) if changed else "blocks already current")
+    print(report(changed, existed))
     return 0
+
+
+HOST_FILES = ("AGENTS.md", "CLAUDE.md")
+
+
+def report(changed: list[str], existed: dict[str, bool]) -> str:
+    """`created: …; updated: …`: a file that was not there before is created, not updated."""
+    created = [name for name in changed if existed.get(name.split(" ")[0]) is False]
+    updated = [name for name in changed if name not in created]
+    said = [
+        f"{verb}: {', '.join(names)}"
+        for verb, names in (("created", created), ("updated", updated))
+        if names
+    ]
+    return "; ".join(said) or "blocks already current"

@@ -87,11 +87,9 @@ def debug() -> None:
 
 
 def installed_root() -> str:
-    """The repository this script is installed in: <root>/<skill dir>/scripts/ecomem/commands."""
-    here = os.path.realpath(__file__)
-    for _ in range(4 + len(protocol.SKILL_DIR.split("/"))):
-        here = os.path.dirname(here)
-    return here
+    from ..root import installed_root
+
+    return installed_root()
 
 
 def digest(root: str) -> str:

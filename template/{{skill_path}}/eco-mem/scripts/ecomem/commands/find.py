@@ -72,7 +72,7 @@ STOPWORDS = frozenset(
 
 # Suffixes stripped to reach a word's stem, longest first: cheap, and enough for the
 # plurals and verb forms agents type ("translations" and "translated" both give "transl",
-# "caching", "cached" and "cache" give "cach", "configuration" and "configure" "configur").
+# "caching", "cached" and "cache" give one stem, "configuration" and "configure" "configur").
 # fmt: off
 SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
 # fmt: on
@@ -339,7 +339,10 @@ def run(root: Path, args) -> int:
         }
         print(json.dumps(report, indent=2))
     else:
-        for match in shown:
+        from ..root import shown as from_here
+
+        for match in shown:  # a path the reader can open from where they ran find
+            match.path = from_here(root, match.path)
             print(match.as_text())
         if not rows and (args.text or not desks):
             print(

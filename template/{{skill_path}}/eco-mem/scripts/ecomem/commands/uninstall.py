@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from ..errors import UsageError
@@ -58,15 +59,34 @@ def run(root: Path, args: argparse.Namespace) -> int:
     if not changes:
         print("eco-mem is not installed here; nothing to remove")
         return 0
-    verb = "would " if args.dry_run else ""
+    tense = 0 if args.dry_run else 1
     for change in changes:
-        print(f"{verb}{change.action} {change.path} ({change.note})")
+        verb = VERBS[change.action][tense]
+        print(f"{'would ' if args.dry_run else ''}{verb} {change.path} ({change.note})")
     if kept and (root / kept).is_dir():
-        print(f"kept {kept}/: its INDEX files list what it holds; --memory removes it")
+        said = "would keep" if args.dry_run else "kept"
+        print(f"{said} {kept}/: its INDEX files list what it holds; --memory removes it")
     if args.dry_run:
         print(
             f"dry run: nothing changed{f'; a real run would refuse: {problem}' if problem else ''}"
         )
-    else:
-        print("eco-mem removed; review `git status`, then commit")
+        return 0
+    hidden = uninstall.hidden_memory(root) if kept and (root / kept).is_dir() else []
+    for line in hidden:  # the memory stays, but git would not keep what is written there
+        print(f"eco_mem.py uninstall: warning: {line}", file=sys.stderr)
+    if hidden:
+        print(
+            f"eco_mem.py uninstall: warning: memory written in {kept}/ from now on would never"
+            " reach a commit; change the rule named above, or add a re-include for it",
+            file=sys.stderr,
+        )
+    print("eco-mem removed; review `git status`, then commit")
     return 0
+
+
+# What each kind of change is called before (dry run) and after it is made.
+VERBS = {
+    "delete": ("delete", "deleted"),
+    "edit": ("edit", "edited"),
+    "config": ("remove from git config", "removed from git config"),
+}

@@ -81,6 +81,9 @@ def collect(
         except tracking.NotAWorkTree as why:
             if notes is not None:
                 notes.append(f"git.ignored skipped: not a git work tree ({why})")
+        except tracking.GitRefused as refusal:  # a check that could not run is no pass
+            path, _, message = str(refusal).partition(" ")
+            findings.append(Finding(path, 0, "git.refused", ERROR, message))
     return sorted(set(findings))
 
 

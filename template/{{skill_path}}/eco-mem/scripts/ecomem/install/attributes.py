@@ -48,16 +48,27 @@ def block_lines(root: Path) -> list[str]:
             lines.append(f"{_pattern(path)} merge={DRIVER}")
     if not lines:
         return []
-    return [BLOCK_NOTE, *lines, *eol_lines()]
+    return [BLOCK_NOTE, *lines, *eol_lines(root), *vendored_lines(root)]
 
 
-def eol_lines() -> list[str]:
+def eol_lines(root: Path) -> list[str]:
     """Memory and skill check out with LF on every platform: Git for Windows checks text
     out with CRLF (core.autocrlf=true), which verify reads as `file.crlf`."""
+    from .track import git_name  # a folder reached through a link: git's name for it
+
     return [
-        f"{_pattern(protocol.MEMORY_DIR, under=True)} text eol=lf",
-        f"{_pattern(protocol.SKILL_DIR, under=True)} text eol=lf",
+        f"{_pattern(git_name(root, protocol.MEMORY_DIR), under=True)} text eol=lf",
+        f"{_pattern(git_name(root, protocol.SKILL_DIR), under=True)} text eol=lf",
     ]
+
+
+def vendored_lines(root: Path) -> list[str]:
+    """The skill's scripts are vendored code to the host's tools: GitHub's language
+    statistics leave them out, so a JavaScript repository does not show as Python."""
+    from .track import git_name
+
+    scripts = git_name(root, f"{protocol.SKILL_DIR}/scripts")
+    return [f"{_pattern(scripts, under=True)} linguist-vendored"]
 
 
 def _read(root: Path, path: Path) -> str | None:

@@ -26,6 +26,16 @@ BLOCK_NOTE = "# Written by eco_mem.py track: rules above hide files eco-mem keep
 TRACK_COMMAND = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py track"
 CLAUDE_LINK = ".claude/skills/eco-mem"
 WORKFLOW = ".github/workflows/eco-mem.yml"
+# Files of the host's that eco-mem writes into (a block, the hook, a rule): each must
+# reach git too, or what eco-mem wrote there is lost with the next clone. CLAUDE.md is
+# left to the host: teams ignore it on purpose as a personal file, and it only imports
+# AGENTS.md.
+HOST_FILES_WRITTEN = (
+    "AGENTS.md",
+    ".claude/settings.json",
+    ".gitattributes",
+    GITIGNORE,
+)
 DURABLE = ("semantic", "episodic", "procedural")
 # Names entries will have: an ignore rule may hide them before they exist.
 FUTURE_ENTRY = {
@@ -65,6 +75,46 @@ class TrackError(Exception):
     """The paths cannot be re-included from the root .gitignore; says what to add where."""
 
 
+class GitRefused(TrackError):
+    """git could not judge a path (a link on the way, a link out of the repository):
+    the check did not happen, so it must not pass for "nothing hidden". Its message
+    starts with the path, as a finding's does."""
+
+
+def git_name(root: Path, relpath: str, folders: dict[str, str | None] | None = None) -> str:
+    """`relpath` as git knows it: the folders above it with their links resolved.
+
+    git judges only paths of its own tree and refuses one that goes "beyond a symbolic
+    link" (`.claude/skills/eco-mem/SKILL.md` when `.claude/skills -> ../skills`): ask
+    about `skills/eco-mem/SKILL.md` instead. `folders` caches one answer per folder,
+    so a store of thousands of entries costs a few lookups. GitRefused when a link
+    leads out of the repository, where no rule of ours can keep the file.
+    """
+    parent, _, name = relpath.rpartition("/")
+    if not parent:
+        return relpath
+    cache = {} if folders is None else folders
+    if parent not in cache:
+        if "" not in cache:  # the root's own real path, once per cache
+            cache[""] = os.path.realpath(root)
+        real_root = cache[""] or ""
+        real = os.path.realpath(os.path.join(root, parent))
+        if real == real_root:
+            cache[parent] = ""
+        elif real.startswith(real_root.rstrip(os.sep) + os.sep):
+            cache[parent] = os.path.relpath(real, real_root).replace(os.sep, "/")
+        else:
+            cache[parent] = None
+    folder = cache[parent]
+    if folder is None:
+        raise GitRefused(
+            f"{relpath} leads out of the repository through a symlink ({parent} is"
+            f" {os.path.realpath(os.path.join(root, parent))}); git cannot keep it, so"
+            " eco-mem does not write there: make that folder part of the repository"
+        )
+    return f"{folder}/{name}" if folder else name
+
+
 def future_entries() -> list[str]:
     return [f"{protocol.MEMORY_DIR}/{drawer}/{FUTURE_ENTRY[drawer]}" for drawer in DURABLE]
 
@@ -73,12 +123,14 @@ def paths_to_keep(root: Path) -> list[str]:
     """Every path that must reach git: the install, the entries, and future entry names.
 
     Folders are listed, files are never opened (verify promises to read
-    nothing outside the memory folder).
+    nothing outside the memory folder). Paths are named as git knows them
+    (`git_name`); GitRefused when one leads out of the repository.
     """
     keep = [protocol.ANSWERS_FILE]
-    for link in (CLAUDE_LINK, WORKFLOW, ".gitattributes"):
-        if os.path.lexists(root / link):
-            keep.append(link)
+    review_workflow = WORKFLOW.replace(".yml", "-review.yml")
+    for installed in (CLAUDE_LINK, WORKFLOW, review_workflow, *HOST_FILES_WRITTEN):
+        if os.path.lexists(root / installed):
+            keep.append(installed)
     skill = root / protocol.SKILL_DIR
     for folder, subfolders, files in os.walk(skill):
         subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
@@ -92,7 +144,8 @@ def paths_to_keep(root: Path) -> list[str]:
             elif not item.is_dir():
                 keep.append(f"{protocol.MEMORY_DIR}/{item.name}")  # e.g. a tool's ignore file
     keep += future_entries()
-    return list(dict.fromkeys(keep))
+    folders: dict[str, str | None] = {}
+    return list(dict.fromkeys(git_name(root, path, folders) for path in keep))
 
 
 def _drawer_paths(folder: str, relative: str, drawer: str) -> list[str]:
@@ -112,34 +165,71 @@ class IgnoreCheck:
         from ..git import MAX_INPUT, GitCall
 
         command = ("check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
+        self._root, self._names, self._failure = root, {}, ""
+        folders: dict[str, str | None] = {}
+        try:
+            for path in paths:  # git answers for its own names; the caller reads its own
+                self._names.setdefault(git_name(root, path, folders), path)
+        except GitRefused as refusal:
+            self._calls, self._failure = [], refusal
+            return
         batches, batch = [], b""
-        for path in paths:  # a big store takes several git calls, each input fitting a pipe
+        for path in self._names:  # a big store takes several git calls, each input fitting a pipe
             entry = path.encode("utf-8", "surrogateescape") + b"\0"
             if batch and len(batch) + len(entry) > MAX_INPUT:
                 batches.append(batch)
                 batch = b""
             batch += entry
         batches += [batch] if batch else []
-        self._failure = ""
         try:
             self._calls = [GitCall(root, *command, given=batch) for batch in batches]
         except OSError as error:
-            self._calls, self._failure = [], f"git not found ({error})"
+            self._calls, self._failure = [], NotAWorkTree(f"git not found ({error})")
+        self._batches = batches
 
     def hidden(self) -> dict[str, Hide]:
-        """{path: the rule hiding it} for each path git would ignore."""
+        """{path: the rule hiding it} for each path git would ignore.
+
+        NotAWorkTree when there is no git or no work tree here (nothing to check);
+        GitRefused, naming the path, when git refuses the question itself.
+        """
         if self._failure:
-            raise NotAWorkTree(self._failure)
+            raise self._failure
         hidden = {}
-        for call in self._calls:
+        for call, batch in zip(self._calls, self._batches):
             code, output = call.result()
             if code not in (0, 1):  # 1 is "nothing ignored"; 128 is "not a repository"
-                raise NotAWorkTree("git check-ignore could not run here")
+                raise why_git_failed(self._root, batch)
             fields = output.decode("utf-8", "surrogateescape").split("\0")
             for source, line, pattern, path in zip(*[iter(fields)] * 4):
                 if source and not pattern.startswith("!"):  # a matching `!` rule re-includes
-                    hidden[path] = Hide(source, int(line), pattern)
+                    hidden[self._names.get(path, path)] = Hide(source, int(line), pattern)
         return hidden
+
+
+def why_git_failed(root: Path, batch: bytes) -> Exception:
+    """What stopped `git check-ignore`, asked again with its message kept (this path
+    only runs once git has failed): NotAWorkTree outside a work tree, else GitRefused."""
+    import subprocess
+
+    from ..git import git
+
+    if git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
+        return NotAWorkTree("git check-ignore could not run here")
+    done = subprocess.run(
+        ["git", "-C", str(root), "check-ignore", "--no-index", "-n", "-z", "--stdin"],
+        input=batch,
+        capture_output=True,
+        check=False,
+    )
+    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    reason = said[0] if said else f"exit {done.returncode}"
+    reason = reason[len("fatal: ") :] if reason.startswith("fatal: ") else reason
+    first = batch.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+    return GitRefused(
+        f"{first} cannot be checked: git check-ignore refused ({reason}); eco-mem cannot"
+        " tell whether git keeps its files, so it writes none there until git can"
+    )
 
 
 def ask_git(root: Path, paths: list[str]) -> dict[str, Hide]:
@@ -154,12 +244,18 @@ class HiddenCheck:
     """
 
     def __init__(self, root: Path) -> None:
-        self._check = IgnoreCheck(root, paths_to_keep(root))
+        self._root = root
+        try:
+            self._check: IgnoreCheck | GitRefused = IgnoreCheck(root, paths_to_keep(root))
+        except GitRefused as refusal:  # said by findings(), where verify asks for them
+            self._check = refusal
 
     def findings(self) -> list[Finding]:
         from ..store.names import shown_path
 
-        future = dict.fromkeys(future_entries())
+        if isinstance(self._check, GitRefused):
+            raise self._check
+        future = dict.fromkeys(git_name(self._root, path) for path in future_entries())
         findings = []
         for path, hide in sorted(self._check.hidden().items()):
             if path in future:
@@ -193,13 +289,14 @@ def shallowest_hidden(root: Path, paths: list[str]) -> dict[str, Hide]:
     return first
 
 
-def _owned(path: str) -> bool:
+def _owned(root: Path, path: str) -> bool:
     """Inside (or equal to) a folder eco-mem owns whole: its contents are all ours to keep."""
-    return any(path == own or path.startswith(own + "/") for own in owned_roots())
+    return any(path == own or path.startswith(own + "/") for own in owned_roots(root))
 
 
-def owned_roots() -> tuple[str, str]:
-    return protocol.SKILL_DIR, protocol.MEMORY_DIR
+def owned_roots(root: Path) -> tuple[str, str]:
+    """The skill and memory folders, as git names them (`git_name`)."""
+    return git_name(root, protocol.SKILL_DIR), git_name(root, protocol.MEMORY_DIR)
 
 
 def _escape(path: str) -> str:
@@ -207,6 +304,22 @@ def _escape(path: str) -> str:
     for special in ("\\", "*", "?", "["):
         path = path.replace(special, "\\" + special)
     return path[:-1] + "\\ " if path.endswith(" ") else path
+
+
+def _reinclude(root: Path, prefix: str) -> list[str]:
+    """`reinclude_rules`, but a file hidden inside the skill folder (a host `*` or `.*`
+    reaching into it) re-includes every file of its kind there at once: one rule per
+    suffix (`!/<skill>/**/*.py`) and one for its folders, not one per path, and
+    nothing else a host rule hides there (an editor's swap file stays ignored)."""
+    skill = git_name(root, protocol.SKILL_DIR)
+    name = prefix.rpartition("/")[2]
+    suffix = os.path.splitext(name)[1]
+    if prefix.startswith(skill + "/"):
+        if (root / prefix).is_dir() and not (root / prefix).is_symlink():
+            return [f"!/{_escape(skill)}/**/"]  # every folder of the skill's
+        if suffix:
+            return [f"!/{_escape(skill)}/**/*{_escape(suffix)}"]
+    return reinclude_rules(root, prefix)
 
 
 def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False) -> list[str]:
@@ -221,7 +334,7 @@ def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False
     target = root / prefix
     if target.is_dir() and not target.is_symlink():
         rules = [f"!/{_escape(anchored)}/"]
-        if not _owned(prefix):
+        if not _owned(root, prefix):
             rules.append(f"/{_escape(anchored)}/*")
         elif whole:
             rules.append(f"!/{_escape(anchored)}/**")
@@ -279,7 +392,8 @@ def track(root: Path, extra: list[str] | None = None) -> tuple[list[str], bool]:
     from .markers import remove_block
 
     host = remove_block(original or "", GITIGNORE, MARKERS)
-    paths = list(dict.fromkeys(paths_to_keep(root) + (extra or [])))
+    named = [git_name(root, path) for path in extra or []]
+    paths = list(dict.fromkeys(paths_to_keep(root) + named))
     rules: list[str] = []
     nested_lines: dict[str, list[str]] = {}  # nested .gitignore -> lines it needs
     nested_originals: dict[str, str | None] = {}
@@ -302,7 +416,7 @@ def track(root: Path, extra: list[str] | None = None) -> tuple[list[str], bool]:
                 _write(root, root / source, _with_lines(nested_originals[source], wanted))
             for prefix, hide in hides.items():
                 if not hide.nested:
-                    rules += [rule for rule in reinclude_rules(root, prefix) if rule not in rules]
+                    rules += [rule for rule in _reinclude(root, prefix) if rule not in rules]
         else:
             raise TrackError(f"{GITIGNORE}: could not re-include {sorted(hides)}; please report")
         desk = f"{protocol.MEMORY_DIR}/{FUTURE_DESK}"
@@ -431,6 +545,6 @@ def _rules_down_to(root: Path, prefix: str, path: str, base: str) -> list[str]:
     steps = _prefixes(path)
     for step in steps[steps.index(prefix) :]:
         rules += reinclude_rules(root, step, base, whole=True)
-        if _owned(step) or not (root / step).is_dir():
+        if _owned(root, step) or not (root / step).is_dir():
             break
     return rules

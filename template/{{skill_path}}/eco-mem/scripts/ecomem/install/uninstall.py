@@ -26,7 +26,7 @@ from ..paths import inside
 from ..store.load import WORKING_LOCK
 from . import attributes, driver, hooks, track
 from .blocks import MARKDOWN_MARKERS
-from .markers import BlockError, remove_block
+from .markers import BlockError, remove_block, upsert_block
 
 
 class Change(namedtuple("Change", "step action path note apply")):
@@ -142,8 +142,68 @@ def instruction_blocks(root: Path, options) -> list[Change]:
 
 
 def ignore_block(root: Path, options) -> list[Change]:
-    """The root .gitignore block `track` writes."""
-    return _block(root, "gitignore block", track.GITIGNORE, track.MARKERS)
+    """The root .gitignore block `track` writes. With the memory kept, the rules that
+    keep it visible to git stay (cut to those): under a host rule such as `.agents/*`,
+    removing them would hide every entry written from then on."""
+    kept = [] if options.memory else memory_rules(root)
+    if not kept:
+        return _block(root, "gitignore block", track.GITIGNORE, track.MARKERS)
+    path = root / track.GITIGNORE
+    try:
+        real = Path(safe_open.target(root, path, follow=True))
+    except safe_open.UnsafeTarget as error:
+        raise UsageError(f"{error}; nothing was removed: take our block out by hand") from None
+    text = _read(path, track.GITIGNORE)
+    host = remove_block(text, track.GITIGNORE, track.MARKERS)
+    new = upsert_block(host, [KEPT_NOTE, *kept], track.GITIGNORE, track.MARKERS)
+    if new == text:
+        return []
+    note = f"eco-mem block cut to the {len(kept)} rule(s) that keep the kept memory in git"
+    return [
+        Change("gitignore block", "edit", track.GITIGNORE, note, lambda: _write(root, real, new))
+    ]
+
+
+KEPT_NOTE = "# Left by eco_mem.py uninstall: rules above would hide the memory kept here."
+
+
+def memory_rules(root: Path) -> list[str]:
+    """The rules of our .gitignore block on the way to the memory folder or inside it."""
+    path = root / track.GITIGNORE
+    if not (root / protocol.MEMORY_DIR).is_dir() or not path.is_file():
+        return []
+    begin, end = track.MARKERS
+    lines = _read(path, track.GITIGNORE).splitlines()
+    if begin not in lines or end not in lines[lines.index(begin) :]:
+        return []  # no block, or a malformed one: _block says so
+    start = lines.index(begin)
+    block = lines[start + 1 : lines.index(end, start)]
+    memory = track.git_name(root, protocol.MEMORY_DIR)
+    kept = []
+    for rule in block:
+        if not rule or rule.startswith("#"):
+            continue
+        folder = rule.lstrip("!").strip("/")
+        for tail in ("/**", "/*"):
+            folder = folder[: -len(tail)] if folder.endswith(tail) else folder
+        folder = folder.rstrip("/").replace("\\", "")
+        if memory == folder or memory.startswith(folder + "/") or folder.startswith(memory + "/"):
+            kept.append(rule)
+    return kept
+
+
+def hidden_memory(root: Path) -> list[str]:
+    """After an uninstall that kept the memory: one line per kept path git now ignores,
+    naming the rule (a host rule our block can no longer outweigh, or a nested one)."""
+    paths = [f"{protocol.MEMORY_DIR}/{drawer}/INDEX.md" for drawer in protocol.DRAWERS]
+    paths += track.future_entries()
+    try:
+        hidden = track.ask_git(root, [path for path in paths if (root / path).parent.is_dir()])
+    except track.NotAWorkTree:
+        return []
+    except track.TrackError as error:  # git refused: say so rather than claim all is well
+        return [str(error)]
+    return [f"{path}: git ignores it by {hide}" for path, hide in sorted(hidden.items())]
 
 
 def attributes_block(root: Path, options) -> list[Change]:

