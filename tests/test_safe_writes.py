@@ -27,7 +27,8 @@ from tests.helpers import (
 )
 from tests.memory_helpers import SCRIPT, fact, mem, rows, snapshot
 
-LOCK = f"{MEMORY}/working/.eco-mem.lock"
+LOCK = ".git/eco-mem/write.lock"  # the writers' lock, in the git dir (write/state.py)
+OLD_LOCK = f"{MEMORY}/working/.eco-mem.lock"  # where it was before: memory data now
 SEMANTIC = f"{MEMORY}/semantic"
 NEW_FACT = (
     *("new", "semantic", "--title", "Deploys need a tag", "--source", "verified"),
@@ -56,41 +57,62 @@ def victim(tmp_path: Path) -> Path:
 # -- the lock ----------------------------------------------------------------------------
 
 
+def git_state(host: Path) -> Path:
+    folder = host / ".git/eco-mem"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.mark.parametrize("dangling", [False, True], ids=["to-a-file", "dangling"])
 def test_a_lock_that_links_out_stops_the_write_and_touches_nothing(
     host: Path, victim: Path, dangling: bool
 ) -> None:
     target = victim.with_name("missing") if dangling else victim
+    git_state(host)
     (host / LOCK).symlink_to(target)
     before = snapshot(host)
 
     line = one_line(mem(host, *NEW_FACT), 2)
 
-    assert LOCK in line and "symlink" in line
+    assert "write.lock" in line and "link" in line
     assert victim.read_text(encoding="utf-8") == SECRET
     assert not victim.with_name("missing").exists()
     assert snapshot(host) == before
 
 
-def test_a_lock_that_links_inside_the_repository_is_refused_too(host: Path) -> None:
-    # The lock is a regular file or nothing: a link to a tracked file would see it truncated.
+def test_a_committed_link_where_the_lock_was_is_data_never_followed(host: Path) -> None:
+    # Before 0.4 the lock lived in the working drawer; a link a branch commits there
+    # now is only a file of memory: no write goes through it, and verify flags it.
     readme = host / "README.md"
     readme.write_text("# Host\n", encoding="utf-8")
-    (host / LOCK).symlink_to(Path("../../../README.md"))
+    (host / OLD_LOCK).symlink_to(Path("../../../README.md"))
+
+    assert mem(host, *NEW_FACT).returncode == 0
+
+    assert readme.read_text(encoding="utf-8") == "# Host\n"
+    found = mem(host, "verify", "--json")
+    assert "drift.path-escapes" in found.stdout and OLD_LOCK in found.stdout
+
+
+def test_a_hard_linked_lock_is_refused_and_the_other_name_keeps_its_bytes(
+    host: Path, victim: Path
+) -> None:
+    os.link(victim, git_state(host) / "write.lock")
 
     line = one_line(mem(host, *NEW_FACT), 2)
 
-    assert LOCK in line
-    assert readme.read_text(encoding="utf-8") == "# Host\n"
+    assert "write.lock" in line and "hard link" in line
+    assert victim.read_text(encoding="utf-8") == SECRET
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_at_the_lock_path_is_refused_without_blocking(host: Path) -> None:
+    git_state(host)
     os.mkfifo(host / LOCK)
 
     line = one_line(mem(host, *NEW_FACT, timeout=20), 2)
 
-    assert LOCK in line and "FIFO" in line
+    assert "write.lock" in line and "FIFO" in line
 
 
 HOLDER = """
@@ -106,6 +128,7 @@ time.sleep(60)
 
 @pytest.mark.skipif(sys.platform == "win32", reason="flock")
 def test_a_held_lock_times_out_in_one_line_naming_the_holder_pid(host: Path) -> None:
+    git_state(host)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(host / LOCK)], stdout=subprocess.PIPE, text=True
     )

@@ -320,8 +320,10 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
     tree = tmp_path / "tree"
     git(fresh, "worktree", "add", "-q", str(tree), BRANCHES[0])
     assert (tree / ".git").is_file()
-    first = mem(tree, "find", "redis")
-    assert first.returncode == 0 and "merge driver set" in first.stderr
+    # A memory command only says the driver is missing; `track` sets it.
+    assert "no catalog merge driver" in mem(tree, "find", "redis").stderr
+    first = mem(tree, "track")
+    assert first.returncode == 0 and "driver set" in first.stdout
     assert "/eco-mem/merge-driver-" in git(fresh, "config", DRIVER_KEY)
     assert len(list((fresh / ".git/eco-mem").glob("merge-driver-*/driver.py"))) == 1
     config = (fresh / ".git/config").read_bytes()
@@ -347,7 +349,8 @@ def test_an_older_driver_command_is_replaced(fresh: Path) -> None:
     # Clones configured by an earlier eco-mem, whose driver ran the work tree's script,
     # get the command that runs the copy.
     git(fresh, "config", DRIVER_KEY, f"python3 {SCRIPT} merge-catalog %O %A %B %P")
-    assert "merge driver set" in ok(mem(fresh, "find", "redis")).stderr
+    assert "no catalog merge driver" in ok(mem(fresh, "find", "redis")).stderr
+    assert "driver set" in ok(mem(fresh, "track")).stdout
     command = git(fresh, "config", DRIVER_KEY).strip()
     assert command.startswith(DRIVER_START) and command.endswith(DRIVER_END), command
     stamp = command[len(DRIVER_START) : -len(DRIVER_END)]

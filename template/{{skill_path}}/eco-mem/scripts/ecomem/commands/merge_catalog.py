@@ -117,7 +117,9 @@ def merge_files(base: str, ours: str, theirs: str, where: str, replace: bool = F
         return 0
     for identity, _, _ in result.conflicts:
         print(f"eco-mem: {where}: row {identity} changed on both sides", file=sys.stderr)
-    if result.text_conflicts:
+    if result.text_conflicts and result.as_text:
+        print(f"eco-mem: {where}: merged as plain text ({result.as_text})", file=sys.stderr)
+    elif result.text_conflicts:
         print(f"eco-mem: {where}: the text above the table conflicts", file=sys.stderr)
     return 1
 

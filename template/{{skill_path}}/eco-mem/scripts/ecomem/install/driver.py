@@ -6,11 +6,14 @@ the work tree holds whatever the commits applied so far put there. A command
 that named the skill's own script would run code a commit can change. So git
 runs a copy of the few modules a catalog merge needs, kept in the repository's
 common git dir (linked worktrees share it), where no commit reaches. The copy
-is written and refreshed only here, by eco-mem commands a person or an agent
-runs on purpose (`track`, which copy, update and upgrade run, and the memory
-commands), never by a git operation. Its folder is named by a checksum of what
-it holds, so a changed skill gets a new copy and the config switches to it in
-one write.
+is written only here, by the commands that install eco-mem on purpose (`track`,
+which copy, update and upgrade run), from the scripts of the command run. The
+memory commands never write it: a branch's tree steers what they run, and a copy
+they refreshed would carry the branch's code into every later merge of the clone
+(cli.py only says when the driver is missing). Its folder is named by a checksum
+of what it holds, so a changed skill gets a new copy and the config switches to it
+in one write. Beside the copies, `resolve.py` runs `resolve` from the copy git runs,
+so finishing a stopped merge never runs the incoming branch's scripts.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ MODULES = (
     "ecomem/protocol.py",
     "ecomem/safe_open.py",
     "ecomem/commands/__init__.py",
+    "ecomem/git.py",
     "ecomem/commands/merge_catalog.py",
+    "ecomem/commands/resolve.py",
     "ecomem/store/__init__.py",
     "ecomem/store/catalog.py",
     "ecomem/store/merge.py",
@@ -55,6 +60,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ecomem.commands.merge_catalog import drive  # noqa: E402
 
 sys.exit(drive(sys.argv[1:]))
+'''
+
+
+RESOLVE = "resolve.py"  # in the eco-mem folder of the common dir, beside the copies
+RESOLVE_TEXT = '''\
+"""eco-mem's `resolve`, run from the merge driver's copy (written by eco_mem.py track)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "{folder}"))
+from ecomem.commands.resolve import main  # noqa: E402
+
+sys.exit(main(sys.argv[1:]))
 '''
 
 
@@ -182,13 +200,16 @@ def _prune(folder: Path, keep: Path | None) -> None:
         return
     for child in folder.iterdir():
         if child != keep and child.name.startswith((PREFIX, ".building-")):
-            shutil.rmtree(child, ignore_errors=True)
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink()
 
 
 def ensure_driver(root: Path) -> bool:
     """Make the clone's copy of the driver match the running scripts, and git's config
-    name it. Cheap when all is well (the config, the scripts, one stat); True if it wrote.
-    The only place that writes either."""
+    name it; True if it wrote. The only place that writes either, called only by the
+    commands that install on purpose (`track`, run by copy, update and upgrade)."""
     dirs = git_dirs(root)
     config = dirs[1] / "config" if dirs else None
     if config is None or not config.is_file():
@@ -198,11 +219,17 @@ def ensure_driver(root: Path) -> bool:
     command = driver_command(stamp)
     with config.open(encoding="utf-8", errors="replace") as handle:
         configured = configured_driver(handle.read())
-    present = (home / ENTRY).is_file()
-    if configured == command and present:
+    # Every file compared, not one stat: this runs only when a person installs on
+    # purpose, and a damaged copy is then rebuilt rather than kept.
+    present = all(_holds(home / name, data) for name, data in files.items())
+    launcher = home.parent / RESOLVE
+    launcher_text = RESOLVE_TEXT.format(folder=home.name).encode("utf-8")
+    if configured == command and present and _holds(launcher, launcher_text):
         return False
     if not present:
         _install(home, files)
+    if not _holds(launcher, launcher_text):
+        _write_whole(launcher, launcher_text)
     if configured != command:
         from ..git import output  # only on the first run in a clone, or after a change
 
@@ -215,6 +242,44 @@ def ensure_driver(root: Path) -> bool:
             )
     _prune(home.parent, home)
     return True
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    temp = path.with_name(f".building-{os.getpid()}-{path.name}")
+    temp.write_bytes(data)
+    os.replace(temp, path)
+
+
+def missing(root: Path) -> bool:
+    """Whether this clone lacks a working driver: no config section naming a copy, or
+    the copy it names is gone. One read of the config, one stat; nothing written."""
+    dirs = git_dirs(root)
+    config = dirs[1] / "config" if dirs else None
+    if config is None or not config.is_file():
+        return False  # not a clone: nothing git would run
+    with config.open(encoding="utf-8", errors="replace") as handle:
+        configured = configured_driver(handle.read())
+    mark = f"/{HOME}/{PREFIX}"
+    if not configured or mark not in configured:
+        return True
+    stamp = configured.split(mark, 1)[1].split("/", 1)[0]
+    return not (dirs[1] / HOME / f"{PREFIX}{stamp}" / ENTRY).is_file()
+
+
+def resolve_launcher(root: Path) -> Path | None:
+    """The `resolve` of the copy git runs, when this clone has one."""
+    dirs = git_dirs(root)
+    if dirs is None:
+        return None
+    launcher = dirs[1] / HOME / RESOLVE
+    return launcher if launcher.is_file() and not launcher.is_symlink() else None
 
 
 def installed(root: Path) -> bool:
@@ -263,6 +328,12 @@ def remove_driver(root: Path) -> bool:
     if folder.is_dir():
         removed = removed or bool(_copies(folder))
         _prune(folder, None)
+        for state in (
+            RESOLVE,
+            "write.lock",
+        ):  # the launcher, and the writers' lock (write/state.py)
+            with contextlib.suppress(FileNotFoundError):
+                (folder / state).unlink()
         with contextlib.suppress(OSError):  # kept when it holds anything else
             folder.rmdir()
     return removed
