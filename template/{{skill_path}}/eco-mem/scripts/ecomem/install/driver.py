@@ -25,7 +25,6 @@ import zlib
 from pathlib import Path
 
 from ..git import git_dirs
-from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX
 
 DRIVER = "eco-mem-catalog"
 DRIVER_NAME = "eco-mem catalog rows, merged row by row"
@@ -99,6 +98,10 @@ def driver_command(stamp: str) -> str:
     quoting: git quotes %P itself, %O %A %B are its temporary files, and the copy
     is found through `git rev-parse`, in the clone's own git dir wherever it moved.
     """
+    # Imported here: `missing` and `resolve_launcher` run before `resolve` hands over
+    # to the copy, and must not load the work tree's merge code on the way.
+    from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX
+
     text = f"%A{TEXT_MERGE_SUFFIX}"  # git's own text merge of the three; also the token
     rows = f"%A{ROW_MERGE_SUFFIX}"  # what a row merge that stopped half way may leave
     entry = f'"$(git rev-parse --git-common-dir)/{HOME}/{PREFIX}{stamp}/{ENTRY}"'
