@@ -292,6 +292,90 @@ def test_a_temp_name_taken_by_a_link_is_never_followed(ecomem, tmp_path: Path) -
     assert not os.path.lexists(temp)
 
 
+def test_the_git_rule_ignores_letter_case_at_any_depth(ecomem, tmp_path: Path) -> None:
+    from ecomem import safe_open
+
+    root = tmp_path / "repo"
+    for folder in (".GIT/hooks", "vendor/lib/.Git", "sub/git~1"):
+        (root / folder).mkdir(parents=True)
+    for path in (".GIT/hooks/pre-commit", "vendor/lib/.Git/config", "sub/git~1/config"):
+        with pytest.raises(safe_open.UnsafeTarget, match=r"leads into \.git"):
+            safe_open.replace(root, root / path, "x\n")
+        assert not (root / path).exists()
+
+
+def test_a_hard_linked_file_is_never_written_through(ecomem, tmp_path: Path) -> None:
+    from ecomem import safe_open
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text(SECRET, encoding="utf-8")
+    os.link(victim, root / "AGENTS.md")
+
+    with pytest.raises(safe_open.UnsafeTarget, match="hard link"):
+        safe_open.write_text(root, root / "AGENTS.md", "# Agents\n", follow=True)
+
+    assert victim.read_text(encoding="utf-8") == SECRET
+    # A rename-based write replaces the name here only: the other name keeps its bytes.
+    safe_open.replace(root, root / "AGENTS.md", "# Agents\n")
+    assert victim.read_text(encoding="utf-8") == SECRET
+
+
+def test_a_hard_linked_agents_md_stops_blocks_with_one_line(host: Path, victim: Path) -> None:
+    agents = host / "AGENTS.md"
+    victim.write_text("# Host notes\n", encoding="utf-8")
+    agents.unlink()
+    os.link(victim, agents)
+
+    line = one_line(mem(host, "blocks"), 2)
+
+    assert "AGENTS.md" in line and "hard link" in line
+    assert victim.read_text(encoding="utf-8") == "# Host notes\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="POSIX only: Windows checks the path")
+@pytest.mark.parametrize("write", ["replace", "in place", "remove"])
+def test_a_folder_swapped_for_a_link_after_the_check_never_leads_the_write_out(
+    ecomem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: str
+) -> None:
+    """The race made deterministic: the swap happens right after the path check, the
+    moment an attacker racing the writer aims for."""
+    from ecomem import safe_open
+
+    root = tmp_path / "repo"
+    (root / "memory/working").mkdir(parents=True)
+    (root / "memory/working/desk.md").write_text("desk\n", encoding="utf-8")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "desk.md").write_text(SECRET, encoding="utf-8")
+    checked = {"target": safe_open.target, "check_folder": safe_open.check_folder}
+
+    def swap_after(name):
+        def checked_then_swapped(*args, **kwargs):
+            real = checked[name](*args, **kwargs)
+            if not (root / "memory/working").is_symlink():  # target calls check_folder
+                (root / "memory/working").rename(root / "memory/kept")
+                (root / "memory/working").symlink_to(outside)
+            return real
+
+        return checked_then_swapped
+
+    monkeypatch.setattr(safe_open, "target", swap_after("target"))
+    monkeypatch.setattr(safe_open, "check_folder", swap_after("check_folder"))
+    desk = root / "memory/working/desk.md"
+    with pytest.raises(safe_open.UnsafeTarget, match="became a link"):
+        if write == "replace":
+            safe_open.replace(root, desk, "new\n")
+        elif write == "in place":
+            safe_open.write_text(root, desk, "new\n")
+        else:
+            safe_open.remove(root, desk)
+
+    assert (outside / "desk.md").read_text(encoding="utf-8") == SECRET
+    assert os.listdir(outside) == ["desk.md"]
+
+
 # -- entries git would ignore ----------------------------------------------------------------
 
 
