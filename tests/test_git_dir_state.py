@@ -260,3 +260,15 @@ def test_a_settings_file_nested_a_thousand_deep_is_one_line_in_blocks(host: Path
     assert result.returncode in (0, 1, 2)  # blocks goes on without the hook, or stops
     assert "nested deeper" in result.stderr and len(result.stderr.splitlines()) == 1
     assert settings.read_text(encoding="utf-8") == text
+
+
+def test_each_work_tree_keeps_its_lock_in_its_own_git_dir(host: Path, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    git(host, "worktree", "add", "-q", "-b", "side", str(tree))
+
+    assert mem(tree, *MEMORY_COMMANDS["new"]).returncode == 0
+    assert fact(host, "Tags are signed").returncode == 0
+
+    assert (host / ".git/worktrees/tree/eco-mem/write.lock").is_file()
+    assert (host / ".git/eco-mem/write.lock").is_file()
+    assert not list(tree.rglob(".eco-mem*")) and not list((host / MEMORY).rglob(".eco-mem*"))
