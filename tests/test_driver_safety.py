@@ -111,6 +111,8 @@ def assert_never_worse_than_git(repo: Path, merged: subprocess.CompletedProcess,
     else:
         assert "<<<<<<<" in text and ">>>>>>>" in text, text
     assert not [name for name in os.listdir(repo) if name.startswith(".merge_file")]
+    # The token holding git's text merge lives in the git dir, and is gone too.
+    assert not list((repo / ".git").glob("eco-mem-merge-*"))
 
 
 def test_the_copy_lives_in_the_common_git_dir_and_merges(repo: Path, tmp_path: Path) -> None:

@@ -334,14 +334,15 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
 # The command git runs: its text merge first, then the copy in the git dir, named by
 # the checksum of what it holds.
 DRIVER_START = (
-    "git merge-file -q -p %A %O %B > %A.eco-mem 2>/dev/null; m=$?;"
-    " if [ $m = 0 ]; then mv -f %A.eco-mem %A; exit 0; fi;"
+    't="$(git rev-parse --git-dir)/eco-mem-merge-$$";'
+    ' git merge-file -q -p %A %O %B > "$t" 2>/dev/null; m=$?;'
+    ' if [ $m = 0 ]; then mv -f "$t" %A; exit 0; fi;'
     ' python3 -I -S "$(git rev-parse --git-common-dir)/eco-mem/merge-driver-'
 )
 DRIVER_END = (
-    '/driver.py" %O %A %B %P; s=$?;'
-    " if [ ! -e %A.eco-mem ]; then [ $s = 0 ]; exit; fi;"
-    " if [ $m -lt 128 ]; then mv -f %A.eco-mem %A; fi; rm -f %A.eco-mem %A.eco-mem-rows; exit 1"
+    '/driver.py" %O %A %B %P "$t"; s=$?;'
+    ' if [ ! -e "$t" ]; then [ $s = 0 ]; exit; fi;'
+    ' if [ $m -lt 128 ]; then mv -f "$t" %A; fi; rm -f "$t" %A.eco-mem-rows; exit 1'
 )
 
 

@@ -31,6 +31,7 @@ DRIVER_NAME = "eco-mem catalog rows, merged row by row"
 HOME = "eco-mem"  # the folder in the common git dir that holds the copy
 PREFIX = "merge-driver-"
 ENTRY = "driver.py"
+TOKEN_PREFIX = "eco-mem-merge-"  # + the driver shell's pid, in the work tree's git dir
 # What the copy holds besides the entry: the merge and everything it imports.
 # boundary imports protocol only to word an internal error.
 MODULES = (
@@ -100,24 +101,26 @@ def driver_command(stamp: str) -> str:
     """
     # Imported here: `missing` and `resolve_launcher` run before `resolve` hands over
     # to the copy, and must not load the work tree's merge code on the way.
-    from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX
+    from ..store.merge import ROW_MERGE_SUFFIX
 
-    text = f"%A{TEXT_MERGE_SUFFIX}"  # git's own text merge of the three; also the token
     rows = f"%A{ROW_MERGE_SUFFIX}"  # what a row merge that stopped half way may leave
     entry = f'"$(git rev-parse --git-common-dir)/{HOME}/{PREFIX}{stamp}/{ENTRY}"'
     # git's text merge first: rows are placed by key, so concurrent changes mostly
     # touch different lines and its answer is the row-wise one. Only when it
     # conflicts does Python start (-I: nothing from the environment or the current
     # folder; -S: no site module, whose .pth files can cost more than the merge).
-    # The copy writes its merge into %A and then deletes the token: a missing token
-    # is the one sign that it finished. Any other ending (no python3, one too old,
-    # a crash, a signal) leaves git's own text merge, markers and all, in %A.
+    # git's text merge is kept in the token "$t", in this work tree's git dir (no
+    # commit reaches it; $$ makes it this driver's own). The copy writes its merge
+    # into %A and then deletes the token: a missing token is the one sign that it
+    # finished. Any other ending (no python3, one too old, a crash, a signal) leaves
+    # git's own text merge, markers and all, in %A.
     return (
-        f"git merge-file -q -p %A %O %B > {text} 2>/dev/null; m=$?;"
-        f" if [ $m = 0 ]; then mv -f {text} %A; exit 0; fi;"
-        f" python3 -I -S {entry} %O %A %B %P; s=$?;"
-        f" if [ ! -e {text} ]; then [ $s = 0 ]; exit; fi;"
-        f" if [ $m -lt 128 ]; then mv -f {text} %A; fi; rm -f {text} {rows}; exit 1"
+        f't="$(git rev-parse --git-dir)/{TOKEN_PREFIX}$$";'
+        ' git merge-file -q -p %A %O %B > "$t" 2>/dev/null; m=$?;'
+        ' if [ $m = 0 ]; then mv -f "$t" %A; exit 0; fi;'
+        f' python3 -I -S {entry} %O %A %B %P "$t"; s=$?;'
+        ' if [ ! -e "$t" ]; then [ $s = 0 ]; exit; fi;'
+        f' if [ $m -lt 128 ]; then mv -f "$t" %A; fi; rm -f "$t" {rows}; exit 1'
     )
 
 

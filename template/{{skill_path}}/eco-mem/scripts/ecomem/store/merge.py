@@ -28,9 +28,10 @@ from .rows import line_key, place
 
 MARKER_SIZE = 7
 # git's merge driver (install/driver.py) first writes git's own text merge of the
-# three versions to OURS plus this suffix; the row merge (commands/merge_catalog.py)
-# deletes that file only once its own result is in OURS. A file still there means
-# the row merge did not finish, and the text merge, markers and all, is the result.
+# three versions to a token file in the git dir (before 0.4: OURS plus this suffix);
+# the row merge (commands/merge_catalog.py) deletes that file only once its own
+# result is in OURS. A file still there means the row merge did not finish, and the
+# text merge, markers and all, is the result.
 TEXT_MERGE_SUFFIX = ".eco-mem"
 ROW_MERGE_SUFFIX = ".eco-mem-rows"  # where the row merge writes before renaming over OURS
 
