@@ -24,6 +24,7 @@ WORKING_IGNORE = ".gitignore"
 # eco-mem did not put in memory (an old journal folder among it) is a stray: data a
 # commit may hold, never state to act on.
 WORKING_LOCK = ".eco-mem.lock"
+OLD_JOURNAL = ".eco-mem.pending"
 # At the memory root: keeps ripgrep and other .ignore readers out of the drawers.
 ROOT_FILES = (".ignore",)
 
@@ -140,6 +141,15 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
             continue
         if drawer.name == "working" and item.name == WORKING_LOCK and item.is_file():
             continue  # an older install's lock: never read, never a lock again
+        if item.is_dir() and drawer.name == "working" and item.name == OLD_JOURNAL:
+            # Where the write journal was before 0.4. One here now is data (a branch can
+            # commit it), never undone: a person reads `git status` and deletes it.
+            message = (
+                "a folder named like an old eco-mem write journal; eco-mem never reads one"
+                " here (its journal is in the git dir): check `git status`, then delete it"
+            )
+            findings.append(Finding(relpath, 0, "structure.extra-directory", ERROR, message))
+            continue
         if item.is_dir():
             message = "drawers are flat; move the files up into the drawer or delete the folder"
             findings.append(Finding(relpath, 0, "structure.extra-directory", ERROR, message))
