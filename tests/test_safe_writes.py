@@ -302,6 +302,12 @@ def test_the_git_rule_ignores_letter_case_at_any_depth(ecomem, tmp_path: Path) -
         with pytest.raises(safe_open.UnsafeTarget, match=r"leads into \.git"):
             safe_open.replace(root, root / path, "x\n")
         assert not (root / path).exists()
+    # A delete through a folder link into .git is refused the same way.
+    (root / ".GIT/hooks/pre-commit").write_text("#!/bin/sh\n", encoding="utf-8")
+    (root / "drawer").symlink_to(".GIT/hooks")
+    with pytest.raises(safe_open.UnsafeTarget, match=r"leads into \.git"):
+        safe_open.remove(root, root / "drawer/pre-commit")
+    assert (root / ".GIT/hooks/pre-commit").exists()
 
 
 def test_a_hard_linked_file_is_never_written_through(ecomem, tmp_path: Path) -> None:

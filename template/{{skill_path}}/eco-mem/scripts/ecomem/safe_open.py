@@ -94,9 +94,7 @@ def target(root, path, follow: bool = False) -> str:
             )
     else:
         real = check_folder(root, path)
-    if real != real_root and any(
-        _is_git_dir(part) for part in real[len(real_root) :].lstrip(os.sep).split(os.sep)
-    ):
+    if _in_git(real, real_root):
         raise UnsafeTarget(f"{shown} leads into .git; eco-mem never writes there through a path")
     try:
         info = os.lstat(real)
@@ -295,12 +293,24 @@ def check_folder(root, path) -> str:
     root, path = os.fspath(root), os.fspath(path)
     folder, name = os.path.split(path)
     real = os.path.join(os.path.realpath(folder or os.curdir), name)
-    if not _inside(real, os.path.realpath(root)):
+    real_root = os.path.realpath(root)
+    if not _inside(real, real_root):
         raise UnsafeTarget(
             f"{_shown(root, path)}: a folder on its path is a link leading out of the"
             f" repository (to {os.path.dirname(real)}); eco-mem writes only inside it"
         )
+    if _in_git(real, real_root):  # a delete or a rename must not reach hooks either
+        raise UnsafeTarget(
+            f"{_shown(root, path)} leads into .git; eco-mem never writes there through a path"
+        )
     return real
+
+
+def _in_git(real: str, real_root: str) -> bool:
+    """Whether `real` (inside `real_root`) lies under a `.git` folder, at any depth."""
+    if real == real_root:
+        return False
+    return any(_is_git_dir(part) for part in real[len(real_root) :].lstrip(os.sep).split(os.sep))
 
 
 def remove(root, path) -> bool:

@@ -285,7 +285,12 @@ def resolve_launcher(root: Path) -> Path | None:
     if dirs is None:
         return None
     launcher = dirs[1] / HOME / RESOLVE
-    return launcher if launcher.is_file() and not launcher.is_symlink() else None
+    if not launcher.is_file() or launcher.is_symlink():
+        return None
+    # The copy it names must be there: without it, the launcher would only fail.
+    text = launcher.read_text(encoding="utf-8", errors="replace")
+    named = text.partition(f'"{PREFIX}')[2].partition('"')[0]
+    return launcher if named and (launcher.parent / f"{PREFIX}{named}" / ENTRY).is_file() else None
 
 
 def installed(root: Path) -> bool:
