@@ -272,3 +272,24 @@ def test_each_work_tree_keeps_its_lock_in_its_own_git_dir(host: Path, tmp_path: 
     assert (host / ".git/worktrees/tree/eco-mem/write.lock").is_file()
     assert (host / ".git/eco-mem/write.lock").is_file()
     assert not list(tree.rglob(".eco-mem*")) and not list((host / MEMORY).rglob(".eco-mem*"))
+
+
+def test_even_a_real_journal_never_puts_a_file_into_git(host: Path) -> None:
+    # Defence in depth: the git dir's own journal, naming a path through a link into
+    # .git/hooks, is refused like any write; find still answers.
+    (host / WORKING / "hooks").symlink_to("../../../.git/hooks")
+    journal = host / ".git/eco-mem/journal"
+    journal.mkdir(parents=True)
+    (journal / "0").write_text(EVIL_HOOK, encoding="utf-8")
+    manifest = f'[{{"path": "{WORKING}/hooks/pre-commit", "existed": true}}]'
+    (journal / "manifest.json").write_text(manifest, encoding="utf-8")
+    before = git_fingerprint(host)
+
+    write = mem(host, *MEMORY_COMMANDS["new"])
+    read = mem(host, "find", "deploy")
+
+    assert write.returncode == 2 and len(write.stderr.splitlines()) == 1, write.stderr
+    assert "leads into .git" in write.stderr
+    assert read.returncode == 0 and "leads into .git" in read.stderr
+    assert git_fingerprint(host) == before
+    assert not (host / ".git/hooks/pre-commit").exists()

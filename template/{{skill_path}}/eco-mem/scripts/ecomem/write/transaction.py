@@ -94,8 +94,8 @@ def _write_manifest(path: Path, text: str) -> None:
 
 def roll_back(root: Path, memory: Path) -> bool:
     """Undo a change that did not commit. True if there was one to undo. Hold the lock.
-    Only the journal in the git dir counts; the files it names are put back through the
-    same checks as any write (inside the repository, not in .git, no link)."""
+    Only the journal in the git dir counts; each file it names is put back only in a
+    folder inside the repository and under no .git (safe_open.check_folder)."""
     pending = leftover_journal(root)
     if pending is None:
         return False
@@ -115,8 +115,9 @@ def roll_back(root: Path, memory: Path) -> bool:
                 )
         for number in reversed(range(len(manifest))):
             item = manifest[number]
-            target = root / item["path"]
-            real = safe_open.target(root, target)
+            # Its folder inside the repository and under no .git; the name itself is
+            # replaced or removed, never followed, whatever sits there now.
+            real = safe_open.check_folder(root, root / item["path"])
             if item["existed"]:
                 os.replace(pending / str(number), real)
             elif os.path.lexists(real):
