@@ -66,7 +66,9 @@ def copy_bytes(repo: Path) -> dict[str, bytes]:
     return {
         str(path.relative_to(folder)): path.read_bytes()
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and "__pycache__" not in path.parts
+        if path.is_file()
+        and "__pycache__" not in path.parts
+        and not {"write.lock", "journal"} & set(path.relative_to(folder).parts)
     }
 
 
@@ -109,6 +111,8 @@ def assert_never_worse_than_git(repo: Path, merged: subprocess.CompletedProcess,
     else:
         assert "<<<<<<<" in text and ">>>>>>>" in text, text
     assert not [name for name in os.listdir(repo) if name.startswith(".merge_file")]
+    # The token holding git's text merge lives in the git dir, and is gone too.
+    assert not list((repo / ".git").glob("eco-mem-merge-*"))
 
 
 def test_the_copy_lives_in_the_common_git_dir_and_merges(repo: Path, tmp_path: Path) -> None:
@@ -225,7 +229,9 @@ def test_a_driver_that_fails_leaves_gits_own_conflict(repo: Path, damage: str) -
 
     assert merged.returncode != 0
     assert_never_worse_than_git(repo, merged, SEMANTIC)
-    # `resolve` finishes it from git's stages with the work tree's scripts.
+    # `track`, run on purpose, rebuilds the copy; `resolve` (which runs that copy)
+    # then finishes the merge from git's stages.
+    ok(mem(repo, "track"))
     ok(mem(repo, "resolve"))
     text = (repo / SEMANTIC).read_text(encoding="utf-8")
     assert "<<<<<<<" not in text and slug(OURS_ROW) in text and slug(THEIRS_ROW) in text
@@ -311,15 +317,17 @@ def test_a_section_without_a_command_is_never_left_behind(repo: Path, tmp_path: 
     # stopped between the two, the clone has a working driver without a name.
     git(repo, "config", "--remove-section", SECTION)
     trace = tmp_path / "trace"
-    ok(mem(repo, "find", "alpha", env={"GIT_TRACE": str(trace)}))
+    ok(mem(repo, "track", env={"GIT_TRACE": str(trace)}))
     writes = trace_config_writes(trace)
     assert writes and f"{SECTION}.driver" in writes[0], writes
     merged = run_git(repo, "merge", "--no-edit", "theirs-side")
     assert merged.returncode == 0, merged.stdout + merged.stderr
-    # A section an older eco-mem left with only the name is repaired by the next command.
+    # A section an older eco-mem left with only the name: memory commands say so,
+    # and `track` repairs it.
     git(repo, "reset", "-q", "--hard", "HEAD~1")
     git(repo, "config", "--unset", f"{SECTION}.driver")
-    ok(mem(repo, "find", "alpha"))
+    assert "no catalog merge driver" in ok(mem(repo, "find", "alpha")).stderr
+    ok(mem(repo, "track"))
     assert run_git(repo, "merge", "--no-edit", "theirs-side").returncode == 0
 
 
@@ -384,16 +392,21 @@ def test_remove_driver_takes_out_the_section_and_every_copy(repo: Path) -> None:
 QUIET = {"capture_output": True, "text": True, "check": False}
 
 
-def test_the_copy_follows_the_scripts_only_when_eco_mem_runs(repo: Path) -> None:
+def test_the_copy_changes_only_when_track_runs(repo: Path) -> None:
     home = driver_home(repo)
     config = (repo / ".git/config").read_bytes()
     assert "merge driver" not in ok(mem(repo, "find", "alpha")).stderr  # all is current
     assert (repo / ".git/config").read_bytes() == config
-    # A changed module in the skill: the next memory command writes a new copy,
-    # points the config at it and removes the old one.
+    # A changed module in the skill: memory commands leave the copy and the config as
+    # they are; `track`, run on purpose, writes a new copy, points the config at it
+    # and removes the old one.
     module = repo / SKILL / "scripts/ecomem/store/merge.py"
     module.write_text(module.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
-    assert "merge driver set" in ok(mem(repo, "find", "alpha")).stderr
+    before = copy_bytes(repo)
+    for command in (("find", "alpha"), ("verify",), ("context",)):
+        assert "merge driver" not in mem(repo, *command).stderr
+    assert copy_bytes(repo) == before and (repo / ".git/config").read_bytes() == config
+    assert "driver set for this clone" in ok(mem(repo, "track")).stdout
     assert driver_copies(repo) != [home] and len(driver_copies(repo)) == 1
     fresh = driver_home(repo)
     assert (fresh / "ecomem/store/merge.py").read_bytes() == module.read_bytes()

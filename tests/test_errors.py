@@ -14,7 +14,7 @@ import pytest
 from tests.helpers import MEMORY
 from tests.memory_helpers import SCRIPT, fact, mem, rows, snapshot
 
-PENDING = f"{MEMORY}/working/.eco-mem.pending"
+PENDING = ".git/eco-mem/journal"  # the write journal, in the git dir (write/state.py)
 
 
 def one_line_failure(result: subprocess.CompletedProcess, code: int, command: str) -> str:
@@ -30,20 +30,41 @@ def one_line_failure(result: subprocess.CompletedProcess, code: int, command: st
 @pytest.mark.parametrize(
     "manifest", [b"{not json", b"\xff\xfe", b'[{"path": "../../x", "existed": false}]']
 )
-@pytest.mark.parametrize("command", [("find", "port"), ("new", "working", "--title", "Desk")])
-def test_a_damaged_write_journal_stops_every_command_with_one_line(
-    host: Path, manifest: bytes, command: tuple
+def test_a_damaged_write_journal_stops_writes_with_one_line_and_never_blocks_find(
+    host: Path, manifest: bytes
 ) -> None:
     pending = host / PENDING
-    pending.mkdir()
+    pending.mkdir(parents=True)
     (pending / "manifest.json").write_bytes(manifest)
     before = snapshot(host)
 
+    write = mem(host, "new", "working", "--title", "Desk")
+    read = mem(host, "find", "port")
+
+    line = one_line_failure(write, 2, "new")
+    assert "manifest.json is damaged" in line and "git status" in line
+    assert read.returncode == 0 and "Traceback" not in read.stderr
+    assert "manifest.json is damaged" in read.stderr  # said once, and the read went on
+    assert snapshot(host) == before  # nothing undone on a guess
+
+
+@pytest.mark.parametrize("command", [("find", "port"), ("new", "working", "--title", "Desk")])
+def test_a_committed_journal_naming_a_missing_backup_is_data_never_acted_on(
+    host: Path, command: tuple
+) -> None:
+    # The journal's old place in the working drawer: a branch can commit one there.
+    committed = host / MEMORY / "working/.eco-mem.pending"
+    committed.mkdir()
+    (committed / "manifest.json").write_text('[{"path": "semantic/INDEX.md", "existed": true}]')
+    index = (host / MEMORY / "semantic/INDEX.md").read_bytes()
+
     result = mem(host, *command)
 
-    line = one_line_failure(result, 2, command[0])
-    assert "manifest.json is damaged" in line and "git status" in line
-    assert snapshot(host) == before  # nothing undone on a guess
+    assert result.returncode == 0, result.stderr
+    assert (host / MEMORY / "semantic/INDEX.md").read_bytes() == index
+    assert (committed / "manifest.json").is_file()  # left for verify to report
+    found = mem(host, "verify", "--json")
+    assert found.returncode == 1 and "structure.extra-directory" in found.stdout
 
 
 def test_a_body_on_stdin_that_is_not_utf8_is_refused_before_anything_is_written(

@@ -27,7 +27,8 @@ from tests.helpers import (
 )
 from tests.memory_helpers import SCRIPT, fact, mem, rows, snapshot
 
-LOCK = f"{MEMORY}/working/.eco-mem.lock"
+LOCK = ".git/eco-mem/write.lock"  # the writers' lock, in the git dir (write/state.py)
+OLD_LOCK = f"{MEMORY}/working/.eco-mem.lock"  # where it was before: memory data now
 SEMANTIC = f"{MEMORY}/semantic"
 NEW_FACT = (
     *("new", "semantic", "--title", "Deploys need a tag", "--source", "verified"),
@@ -56,41 +57,62 @@ def victim(tmp_path: Path) -> Path:
 # -- the lock ----------------------------------------------------------------------------
 
 
+def git_state(host: Path) -> Path:
+    folder = host / ".git/eco-mem"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.mark.parametrize("dangling", [False, True], ids=["to-a-file", "dangling"])
 def test_a_lock_that_links_out_stops_the_write_and_touches_nothing(
     host: Path, victim: Path, dangling: bool
 ) -> None:
     target = victim.with_name("missing") if dangling else victim
+    git_state(host)
     (host / LOCK).symlink_to(target)
     before = snapshot(host)
 
     line = one_line(mem(host, *NEW_FACT), 2)
 
-    assert LOCK in line and "symlink" in line
+    assert "write.lock" in line and "link" in line
     assert victim.read_text(encoding="utf-8") == SECRET
     assert not victim.with_name("missing").exists()
     assert snapshot(host) == before
 
 
-def test_a_lock_that_links_inside_the_repository_is_refused_too(host: Path) -> None:
-    # The lock is a regular file or nothing: a link to a tracked file would see it truncated.
+def test_a_committed_link_where_the_lock_was_is_data_never_followed(host: Path) -> None:
+    # Before 0.4 the lock lived in the working drawer; a link a branch commits there
+    # now is only a file of memory: no write goes through it, and verify flags it.
     readme = host / "README.md"
     readme.write_text("# Host\n", encoding="utf-8")
-    (host / LOCK).symlink_to(Path("../../../README.md"))
+    (host / OLD_LOCK).symlink_to(Path("../../../README.md"))
+
+    assert mem(host, *NEW_FACT).returncode == 0
+
+    assert readme.read_text(encoding="utf-8") == "# Host\n"
+    found = mem(host, "verify", "--json")
+    assert "drift.path-escapes" in found.stdout and OLD_LOCK in found.stdout
+
+
+def test_a_hard_linked_lock_is_refused_and_the_other_name_keeps_its_bytes(
+    host: Path, victim: Path
+) -> None:
+    os.link(victim, git_state(host) / "write.lock")
 
     line = one_line(mem(host, *NEW_FACT), 2)
 
-    assert LOCK in line
-    assert readme.read_text(encoding="utf-8") == "# Host\n"
+    assert "write.lock" in line and "hard link" in line
+    assert victim.read_text(encoding="utf-8") == SECRET
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_at_the_lock_path_is_refused_without_blocking(host: Path) -> None:
+    git_state(host)
     os.mkfifo(host / LOCK)
 
     line = one_line(mem(host, *NEW_FACT, timeout=20), 2)
 
-    assert LOCK in line and "FIFO" in line
+    assert "write.lock" in line and "FIFO" in line
 
 
 HOLDER = """
@@ -106,6 +128,7 @@ time.sleep(60)
 
 @pytest.mark.skipif(sys.platform == "win32", reason="flock")
 def test_a_held_lock_times_out_in_one_line_naming_the_holder_pid(host: Path) -> None:
+    git_state(host)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(host / LOCK)], stdout=subprocess.PIPE, text=True
     )
@@ -267,6 +290,96 @@ def test_a_temp_name_taken_by_a_link_is_never_followed(ecomem, tmp_path: Path) -
     assert victim.read_text(encoding="utf-8") == SECRET
     assert (root / "INDEX.md").read_text(encoding="utf-8") == "rows\n"
     assert not os.path.lexists(temp)
+
+
+def test_the_git_rule_ignores_letter_case_at_any_depth(ecomem, tmp_path: Path) -> None:
+    from ecomem import safe_open
+
+    root = tmp_path / "repo"
+    for folder in (".GIT/hooks", "vendor/lib/.Git", "sub/git~1"):
+        (root / folder).mkdir(parents=True)
+    for path in (".GIT/hooks/pre-commit", "vendor/lib/.Git/config", "sub/git~1/config"):
+        with pytest.raises(safe_open.UnsafeTarget, match=r"leads into \.git"):
+            safe_open.replace(root, root / path, "x\n")
+        assert not (root / path).exists()
+    # A delete through a folder link into .git is refused the same way.
+    (root / ".GIT/hooks/pre-commit").write_text("#!/bin/sh\n", encoding="utf-8")
+    (root / "drawer").symlink_to(".GIT/hooks")
+    with pytest.raises(safe_open.UnsafeTarget, match=r"leads into \.git"):
+        safe_open.remove(root, root / "drawer/pre-commit")
+    assert (root / ".GIT/hooks/pre-commit").exists()
+
+
+def test_a_hard_linked_file_is_never_written_through(ecomem, tmp_path: Path) -> None:
+    from ecomem import safe_open
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text(SECRET, encoding="utf-8")
+    os.link(victim, root / "AGENTS.md")
+
+    with pytest.raises(safe_open.UnsafeTarget, match="hard link"):
+        safe_open.write_text(root, root / "AGENTS.md", "# Agents\n", follow=True)
+
+    assert victim.read_text(encoding="utf-8") == SECRET
+    # A rename-based write replaces the name here only: the other name keeps its bytes.
+    safe_open.replace(root, root / "AGENTS.md", "# Agents\n")
+    assert victim.read_text(encoding="utf-8") == SECRET
+
+
+def test_a_hard_linked_agents_md_stops_blocks_with_one_line(host: Path, victim: Path) -> None:
+    agents = host / "AGENTS.md"
+    victim.write_text("# Host notes\n", encoding="utf-8")
+    agents.unlink()
+    os.link(victim, agents)
+
+    line = one_line(mem(host, "blocks"), 2)
+
+    assert "AGENTS.md" in line and "hard link" in line
+    assert victim.read_text(encoding="utf-8") == "# Host notes\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="POSIX only: Windows checks the path")
+@pytest.mark.parametrize("write", ["replace", "in place", "remove"])
+def test_a_folder_swapped_for_a_link_after_the_check_never_leads_the_write_out(
+    ecomem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: str
+) -> None:
+    """The race made deterministic: the swap happens right after the path check, the
+    moment an attacker racing the writer aims for."""
+    from ecomem import safe_open
+
+    root = tmp_path / "repo"
+    (root / "memory/working").mkdir(parents=True)
+    (root / "memory/working/desk.md").write_text("desk\n", encoding="utf-8")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "desk.md").write_text(SECRET, encoding="utf-8")
+    checked = {"target": safe_open.target, "check_folder": safe_open.check_folder}
+
+    def swap_after(name):
+        def checked_then_swapped(*args, **kwargs):
+            real = checked[name](*args, **kwargs)
+            if not (root / "memory/working").is_symlink():  # target calls check_folder
+                (root / "memory/working").rename(root / "memory/kept")
+                (root / "memory/working").symlink_to(outside)
+            return real
+
+        return checked_then_swapped
+
+    monkeypatch.setattr(safe_open, "target", swap_after("target"))
+    monkeypatch.setattr(safe_open, "check_folder", swap_after("check_folder"))
+    desk = root / "memory/working/desk.md"
+    with pytest.raises(safe_open.UnsafeTarget, match="became a link"):
+        if write == "replace":
+            safe_open.replace(root, desk, "new\n")
+        elif write == "in place":
+            safe_open.write_text(root, desk, "new\n")
+        else:
+            safe_open.remove(root, desk)
+
+    assert (outside / "desk.md").read_text(encoding="utf-8") == SECRET
+    assert os.listdir(outside) == ["desk.md"]
 
 
 # -- entries git would ignore ----------------------------------------------------------------

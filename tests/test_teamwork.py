@@ -320,8 +320,10 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
     tree = tmp_path / "tree"
     git(fresh, "worktree", "add", "-q", str(tree), BRANCHES[0])
     assert (tree / ".git").is_file()
-    first = mem(tree, "find", "redis")
-    assert first.returncode == 0 and "merge driver set" in first.stderr
+    # A memory command only says the driver is missing; `track` sets it.
+    assert "no catalog merge driver" in mem(tree, "find", "redis").stderr
+    first = mem(tree, "track")
+    assert first.returncode == 0 and "driver set" in first.stdout
     assert "/eco-mem/merge-driver-" in git(fresh, "config", DRIVER_KEY)
     assert len(list((fresh / ".git/eco-mem").glob("merge-driver-*/driver.py"))) == 1
     config = (fresh / ".git/config").read_bytes()
@@ -332,14 +334,15 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
 # The command git runs: its text merge first, then the copy in the git dir, named by
 # the checksum of what it holds.
 DRIVER_START = (
-    "git merge-file -q -p %A %O %B > %A.eco-mem 2>/dev/null; m=$?;"
-    " if [ $m = 0 ]; then mv -f %A.eco-mem %A; exit 0; fi;"
+    't="$(git rev-parse --git-dir)/eco-mem-merge-$$";'
+    ' git merge-file -q -p %A %O %B > "$t" 2>/dev/null; m=$?;'
+    ' if [ $m = 0 ]; then mv -f "$t" %A; exit 0; fi;'
     ' python3 -I -S "$(git rev-parse --git-common-dir)/eco-mem/merge-driver-'
 )
 DRIVER_END = (
-    '/driver.py" %O %A %B %P; s=$?;'
-    " if [ ! -e %A.eco-mem ]; then [ $s = 0 ]; exit; fi;"
-    " if [ $m -lt 128 ]; then mv -f %A.eco-mem %A; fi; rm -f %A.eco-mem %A.eco-mem-rows; exit 1"
+    '/driver.py" %O %A %B %P "$t"; s=$?;'
+    ' if [ ! -e "$t" ]; then [ $s = 0 ]; exit; fi;'
+    ' if [ $m -lt 128 ]; then mv -f "$t" %A; fi; rm -f "$t" %A.eco-mem-rows; exit 1'
 )
 
 
@@ -347,7 +350,8 @@ def test_an_older_driver_command_is_replaced(fresh: Path) -> None:
     # Clones configured by an earlier eco-mem, whose driver ran the work tree's script,
     # get the command that runs the copy.
     git(fresh, "config", DRIVER_KEY, f"python3 {SCRIPT} merge-catalog %O %A %B %P")
-    assert "merge driver set" in ok(mem(fresh, "find", "redis")).stderr
+    assert "no catalog merge driver" in ok(mem(fresh, "find", "redis")).stderr
+    assert "driver set" in ok(mem(fresh, "track")).stdout
     command = git(fresh, "config", DRIVER_KEY).strip()
     assert command.startswith(DRIVER_START) and command.endswith(DRIVER_END), command
     stamp = command[len(DRIVER_START) : -len(DRIVER_END)]

@@ -510,13 +510,21 @@ def test_a_procedural_pointer_out_of_the_repo_is_reported_and_never_opened(
     assert report.found == [expected]
 
 
-def test_a_dangling_symlink_in_a_drawer_is_unreadable_not_a_crash(host: Path) -> None:
+def test_a_symlink_in_a_drawer_is_an_error_and_never_read(host: Path) -> None:
+    # Links inside the drawer too: a commit can hold any of them, dangling or not.
     (host / MEMORY / "semantic/ghost.md").symlink_to("deleted.md")
+    (host / MEMORY / "semantic/real.md").write_text("x\n", encoding="utf-8")
+    (host / MEMORY / "semantic/alias.md").symlink_to("real.md")
     append_rows(host, "semantic", "| ghost | x | 2026-09-01 | verified | ghost.md |\n")
 
     report = verify(host)
 
-    assert report.found == [("file.unreadable", f"{MEMORY}/semantic/ghost.md", 0, ERROR)]
+    links = [found for found in report.found if found[0] == "structure.link"]
+    assert links == [
+        ("structure.link", f"{MEMORY}/semantic/alias.md", 0, ERROR),
+        ("structure.link", f"{MEMORY}/semantic/ghost.md", 0, ERROR),
+    ]
+    assert "file.unreadable" not in {found[0] for found in report.found}
 
 
 def test_a_fifo_inside_a_drawer_is_reported_not_waited_on(host: Path) -> None:
@@ -807,6 +815,7 @@ TESTED_ON_THEIR_OWN = {
     "file.unreadable",
     # Written by the memory commands; tests/test_memory_*.py prove each one.
     "structure.interrupted-write",
+    "structure.link",  # test_a_symlink_in_a_drawer_is_an_error_and_never_read
     "episodic.append-only",
     "semantic.user-confirmed",
     # Names that are not slugs, in every drawer: tests/test_normalised_text.py.

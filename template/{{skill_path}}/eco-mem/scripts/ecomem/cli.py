@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import commands
+from . import commands, protocol
 from .boundary import guarded
 from .errors import EXIT_USAGE
 
@@ -135,11 +135,18 @@ MEMORY_COMMANDS = ("find", "new", "revise", "confirm", "forget", "end-task")
 
 
 def _merge_driver(root: Path) -> None:
-    """Configure the catalog merge driver in a clone that lacks it (one file read when set)."""
-    from .install.attributes import ensure_driver
+    """Say when this clone lacks the catalog merge driver; never write it. A memory
+    command runs whatever tree it finds (a branch's among them), and a driver copy it
+    wrote would carry that tree's code into every later merge: only `track` (run by
+    the install and `upgrade`) writes the copy, on purpose."""
+    from .install.driver import missing
 
     try:
-        if ensure_driver(root):
-            print("git config: catalog merge driver set for this clone", file=sys.stderr)
-    except OSError as error:  # the memory command still runs; git merges as plain text
-        print(f"eco_mem.py: catalog merge driver not set: {error}", file=sys.stderr)
+        if missing(root):
+            print(
+                "eco_mem.py: this clone has no catalog merge driver (catalogs merge as plain"
+                f" text); run `python3 {protocol.SKILL_DIR}/scripts/eco_mem.py track` to set it",
+                file=sys.stderr,
+            )
+    except OSError:  # an unreadable config: git will say so itself
+        pass

@@ -14,9 +14,20 @@ path it writes, and gets the file only when:
   inside the repository, a layout many hosts use on purpose; they are written
   through, and the writer names the file that changed.
 
-The final open adds O_NOFOLLOW where the system has it, so a link swapped in after
-the check fails the open instead of being followed. A refusal is UnsafeTarget, a
-UsageError: one line naming the file, exit 2, nothing written.
+A file written in place (host files, the experiment's logs) must also have no other
+hard link: a hard link is a second name for the same bytes, possibly outside the
+repository, and a write in place would change both. Files replaced by rename
+(memory, catalogs) are not written through, so another name of the old file keeps
+the old bytes.
+
+The check above reads paths; between it and the open, a folder on the way could be
+swapped for a link. So where the system can (POSIX), the write does not open the path
+again: it opens the repository root and then each folder down to the file's own, one
+at a time, with O_NOFOLLOW and O_DIRECTORY, and creates, renames or deletes the file
+by name in that last folder. A link swapped in anywhere on the way fails the open
+instead of being followed. On Windows only the check before the open applies.
+A refusal is UnsafeTarget, a UsageError: one line naming the file, exit 2, nothing
+written.
 
 No pathlib: git's merge driver writes its result through here.
 """
@@ -33,6 +44,11 @@ NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block the open
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation below io
+DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# Whether folders can be opened and named through descriptors (not on Windows).
+BY_FOLDER = bool(NOFOLLOW and DIRECTORY) and {os.open, os.rename, os.unlink, os.mkdir} <= set(
+    os.supports_dir_fd
+)
 TEMP_PREFIX = ".eco-mem-tmp-"
 # Whether this process has changed a file yet: a report lost to a reader that left
 # then no longer turns the exit status into an I/O error (see eco_mem.py).
@@ -78,7 +94,7 @@ def target(root, path, follow: bool = False) -> str:
             )
     else:
         real = check_folder(root, path)
-    if real != real_root and real[len(real_root) :].lstrip(os.sep).split(os.sep)[0] == ".git":
+    if _in_git(real, real_root):
         raise UnsafeTarget(f"{shown} leads into .git; eco-mem never writes there through a path")
     try:
         info = os.lstat(real)
@@ -87,6 +103,12 @@ def target(root, path, follow: bool = False) -> str:
     if not stat.S_ISREG(info.st_mode):
         raise UnsafeTarget(f"{shown} {_kind(info.st_mode)}; eco-mem writes only regular files")
     return real
+
+
+def _is_git_dir(part: str) -> bool:
+    """`.git` as a file system that ignores case (macOS, Windows) would read the name;
+    the same rule as paths.py's, kept here because the merge driver's copy holds no paths.py."""
+    return part.casefold().rstrip(". ") in (".git", "git~1")
 
 
 def _inside(real: str, real_root: str) -> bool:
@@ -105,21 +127,66 @@ def _kind(mode: int) -> str:
 
 def open_fd(root, path, flags: int, follow: bool = False, mode: int = 0o666) -> int:
     """os.open of the file a write to `path` changes (see `target`), checked once more
-    through the open descriptor. `flags` are O_WRONLY or O_RDWR plus extras, never
-    O_TRUNC: a file is truncated only once it is known to be regular."""
+    through the open descriptor: a regular file with no other hard link. `flags` are
+    O_WRONLY or O_RDWR plus extras, never O_TRUNC: a file is truncated only once it is
+    known to be regular."""
     real = target(root, path, follow)
     shown = _shown(os.fspath(root), os.fspath(path))
+    folder, name = os.path.split(real)
+    folder_fd = _open_folder(root, folder, shown)
+    flags |= os.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC | BINARY
     try:
-        fd = os.open(real, flags | os.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC | BINARY, mode)
+        if folder_fd is None:
+            fd = os.open(real, flags, mode)
+        else:
+            fd = os.open(name, flags, mode, dir_fd=folder_fd)
     except OSError as error:
         # ELOOP: a link was put in its place since the check; ENXIO: a FIFO nobody reads.
         if error.errno in (errno.ELOOP, errno.ENXIO):
             raise UnsafeTarget(f"{shown} became a link or a FIFO while being opened") from None
         raise
+    finally:
+        if folder_fd is not None:
+            os.close(folder_fd)
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise UnsafeTarget(f"{shown} {_kind(info.st_mode)}; eco-mem writes only regular files")
+    if info.st_nlink > 1:
+        os.close(fd)
+        raise UnsafeTarget(
+            f"{shown} has {info.st_nlink - 1} other hard link(s), which may lie outside the"
+            " repository; eco-mem never writes through one: replace it with a copy"
+            f" (cp {shown} x && mv x {shown}), then run the command again"
+        )
+    return fd
+
+
+def _open_folder(root, folder: str, shown: str) -> int | None:
+    """A descriptor of the real folder `folder` (inside the repository `root`), reached
+    from the root one folder at a time without following a link; None where the system
+    cannot open folders that way (then the path is opened as checked)."""
+    if not BY_FOLDER:
+        return None
+    real_root = os.path.realpath(os.fspath(root))
+    relative = os.path.relpath(folder, real_root)
+    fd = os.open(real_root, os.O_RDONLY | DIRECTORY | CLOEXEC)
+    try:
+        for part in [] if relative == os.curdir else relative.split(os.sep):
+            try:
+                inner = os.open(part, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC, dir_fd=fd)
+            except OSError as error:
+                if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise UnsafeTarget(
+                        f"{shown}: the folder {part} on its path became a link or a file while"
+                        " being opened; eco-mem writes only inside the repository"
+                    ) from None
+                raise
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
     return fd
 
 
@@ -155,35 +222,57 @@ def replace(root, path, data, follow: bool = False) -> str:
     """Replace `path` by a temp file and rename, so readers see the old file or the new one.
 
     `data` is bytes, or text written as UTF-8 with LF. The temp file is created beside
-    the target, exclusively and without following links; returns the path written.
+    the target, exclusively and without following links, in the folder opened from the
+    root (see `_open_folder`); returns the path written.
     """
     global changed
     real = target(root, path, follow)
     if isinstance(data, str):
         data = data.encode("utf-8")
     folder, name = os.path.split(real)
-    temp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{name}")
+    folder_fd = _open_folder(root, folder, _shown(os.fspath(root), os.fspath(path)))
+    temp_name = f"{TEMP_PREFIX}{os.getpid()}-{name}"
+    # With a folder descriptor every name is taken in that folder; without, as a path.
+    temp, final = (
+        (temp_name, name) if folder_fd is not None else (os.path.join(folder, temp_name), real)
+    )
+    at = {} if folder_fd is None else {"dir_fd": folder_fd}
+    moves = {} if folder_fd is None else {"src_dir_fd": folder_fd, "dst_dir_fd": folder_fd}
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC | BINARY
     try:
-        fd = os.open(temp, flags, 0o666)
-    except (
-        FileExistsError
-    ):  # left by a killed writer with our pid, or committed: never ours to keep
-        os.unlink(temp)
-        fd = os.open(temp, flags, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, real)
-        changed = True
-    except BaseException:
-        if os.path.lexists(temp):
-            os.unlink(temp)
-        raise
-    sync_folder(folder)
+        try:
+            fd = os.open(temp, flags, 0o666, **at)
+        except FileExistsError:  # left by a killed writer with our pid, or committed
+            os.unlink(temp, **at)
+            fd = os.open(temp, flags, 0o666, **at)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, final, **moves)
+            changed = True
+        except BaseException:
+            try:  # noqa: SIM105 - contextlib costs the merge driver an import
+                os.unlink(temp, **at)
+            except FileNotFoundError:
+                pass
+            raise
+        if folder_fd is None:
+            sync_folder(folder)
+        else:
+            _fsync(folder_fd)
+    finally:
+        if folder_fd is not None:
+            os.close(folder_fd)
     return real
+
+
+def _fsync(fd: int) -> None:
+    try:  # noqa: SIM105 - not every platform can; contextlib costs the driver an import
+        os.fsync(fd)
+    except OSError:
+        pass
 
 
 def sync_folder(folder) -> None:
@@ -193,9 +282,7 @@ def sync_folder(folder) -> None:
     except OSError:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass
+        _fsync(fd)
     finally:
         os.close(fd)
 
@@ -206,12 +293,24 @@ def check_folder(root, path) -> str:
     root, path = os.fspath(root), os.fspath(path)
     folder, name = os.path.split(path)
     real = os.path.join(os.path.realpath(folder or os.curdir), name)
-    if not _inside(real, os.path.realpath(root)):
+    real_root = os.path.realpath(root)
+    if not _inside(real, real_root):
         raise UnsafeTarget(
             f"{_shown(root, path)}: a folder on its path is a link leading out of the"
             f" repository (to {os.path.dirname(real)}); eco-mem writes only inside it"
         )
+    if _in_git(real, real_root):  # a delete or a rename must not reach hooks either
+        raise UnsafeTarget(
+            f"{_shown(root, path)} leads into .git; eco-mem never writes there through a path"
+        )
     return real
+
+
+def _in_git(real: str, real_root: str) -> bool:
+    """Whether `real` (inside `real_root`) lies under a `.git` folder, at any depth."""
+    if real == real_root:
+        return False
+    return any(_is_git_dir(part) for part in real[len(real_root) :].lstrip(os.sep).split(os.sep))
 
 
 def remove(root, path) -> bool:
@@ -221,7 +320,16 @@ def remove(root, path) -> bool:
     global changed
     if not os.path.lexists(real):
         return False
-    os.unlink(real)
+    folder, name = os.path.split(real)
+    folder_fd = _open_folder(root, folder, _shown(os.fspath(root), os.fspath(path)))
+    try:
+        if folder_fd is None:
+            os.unlink(real)
+        else:
+            os.unlink(name, dir_fd=folder_fd)
+    finally:
+        if folder_fd is not None:
+            os.close(folder_fd)
     changed = True
     return True
 

@@ -39,18 +39,20 @@ LABELS = ("ours", "base", "theirs")
 
 
 def drive(given: list[str]) -> int:
-    """The driver git runs: merge BASE OURS THEIRS [PATH] into OURS, then delete the
-    token OURS.eco-mem. Exit 0 merged, 1 conflicts marked, 2 it did not merge."""
+    """The driver git runs: merge BASE OURS THEIRS [PATH [TOKEN]] into OURS, then delete
+    the token (the file in the git dir holding git's text merge; OURS.eco-mem for a
+    command written before it moved there). Exit 0 merged, 1 conflicts marked, 2 it
+    did not merge."""
     from ..boundary import guarded
 
     def merge() -> int:
-        if not 3 <= len(given) <= 4:
-            raise UsageError("the driver takes BASE OURS THEIRS [PATH]")
+        if not 3 <= len(given) <= 5:
+            raise UsageError("the driver takes BASE OURS THEIRS [PATH [TOKEN]]")
         base, ours, theirs = given[:3]
-        where = given[3] if len(given) == 4 else ours
+        where = given[3] if len(given) >= 4 else ours
         code = merge_files(base, ours, theirs, where, replace=True)
         # The token goes last, once OURS holds the whole result (see TEXT_MERGE_SUFFIX).
-        token = ours + TEXT_MERGE_SUFFIX
+        token = given[4] if len(given) == 5 else ours + TEXT_MERGE_SUFFIX
         if os.path.lexists(token):  # absent when run by hand
             os.unlink(token)
         return code
@@ -117,7 +119,9 @@ def merge_files(base: str, ours: str, theirs: str, where: str, replace: bool = F
         return 0
     for identity, _, _ in result.conflicts:
         print(f"eco-mem: {where}: row {identity} changed on both sides", file=sys.stderr)
-    if result.text_conflicts:
+    if result.text_conflicts and result.as_text:
+        print(f"eco-mem: {where}: merged as plain text ({result.as_text})", file=sys.stderr)
+    elif result.text_conflicts:
         print(f"eco-mem: {where}: the text above the table conflicts", file=sys.stderr)
     return 1
 

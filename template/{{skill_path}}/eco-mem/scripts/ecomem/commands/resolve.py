@@ -6,19 +6,25 @@ drivers. The three versions are still in git's index as stages 1 (base),
 2 (ours) and 3 (theirs); this rebuilds each conflicted catalog from them with
 the merge-catalog rules and stages the result. A file that still needs a
 human keeps its conflict, with markers around the disputed rows only.
+
+When a merge stops, the work tree holds what the incoming commits put there, the
+skill's scripts among them. So `resolve` runs from the copy git's merge driver runs
+(install/driver.py: `<common git dir>/eco-mem/resolve.py`), not from the work tree:
+started from the work tree, it hands over to that copy before importing anything a
+commit could have changed. Only a clone without the copy runs the work tree's, and
+says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
 from ..git import run_git
-from ..safe_open import replace
-from .merge_catalog import merge_bytes
 
 HELP = "finish a merge or rebase stopped on INDEX.md conflicts, row by row"
 DESCRIPTION = """\
@@ -62,6 +68,8 @@ def unmerged(root: Path) -> dict[str, dict[int, str]]:
 
 
 def blob(root: Path, blob_id: str) -> bytes:
+    if not blob_id or any(char not in "0123456789abcdef" for char in blob_id):
+        raise UsageError(f"git listed {blob_id!r} as a blob id")  # never an option to git
     code, data = run_git(root, "cat-file", "blob", blob_id)
     if code != 0:
         raise UsageError(f"git cannot read blob {blob_id}")
@@ -77,6 +85,43 @@ def top_level(root: Path) -> Path:
 
 def run(root: Path, args: argparse.Namespace) -> int:
     top = top_level(root)
+    if not _running_the_copy():
+        from ..install.driver import resolve_launcher
+
+        launcher = resolve_launcher(top)
+        if launcher is not None:
+            import subprocess
+
+            # -I: no PYTHONPATH, no user site, not the current folder; -S: no .pth files.
+            return subprocess.call([sys.executable, "-I", "-S", os.fspath(launcher)], cwd=top)
+        print(
+            "eco_mem.py resolve: this clone has no merge driver copy, so the work tree's"
+            " scripts run; `eco_mem.py track` sets the copy",
+            file=sys.stderr,
+        )
+    return resolve(top)
+
+
+def _running_the_copy() -> bool:
+    """Whether this module is the git dir's copy (see install/driver.py), not the tree's."""
+    here = Path(__file__).resolve().parents[2]  # the folder that holds `ecomem`
+    return here.name.startswith("merge-driver-") and here.parent.name == "eco-mem"
+
+
+def main(argv: list[str]) -> int:
+    """The copy's entry: `resolve` in the repository of the current folder."""
+    from ..boundary import guarded
+
+    if argv:
+        print("resolve takes no arguments; run it inside the repository", file=sys.stderr)
+        return 2
+    return guarded("eco_mem.py resolve", lambda: resolve(top_level(Path.cwd())))
+
+
+def resolve(top: Path) -> int:
+    from ..safe_open import replace
+    from .merge_catalog import merge_bytes
+
     stages = unmerged(top)
     catalogs = sorted(path for path in stages if path in catalog_paths())
     others = sorted(path for path in stages if path not in catalog_paths())
@@ -118,6 +163,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
 
 
 def _disputes(result) -> str:
+    if result.as_text:  # not read as a table (a malformed row, markers in a version)
+        return f"the whole file ({result.as_text}, so merged as plain text)"
     parts = []
     if result.conflicts:
         parts.append(f"{len(result.conflicts)} row(s)")

@@ -6,11 +6,14 @@ the work tree holds whatever the commits applied so far put there. A command
 that named the skill's own script would run code a commit can change. So git
 runs a copy of the few modules a catalog merge needs, kept in the repository's
 common git dir (linked worktrees share it), where no commit reaches. The copy
-is written and refreshed only here, by eco-mem commands a person or an agent
-runs on purpose (`track`, which copy, update and upgrade run, and the memory
-commands), never by a git operation. Its folder is named by a checksum of what
-it holds, so a changed skill gets a new copy and the config switches to it in
-one write.
+is written only here, by the commands that install eco-mem on purpose (`track`,
+which copy, update and upgrade run), from the scripts of the command run. The
+memory commands never write it: a branch's tree steers what they run, and a copy
+they refreshed would carry the branch's code into every later merge of the clone
+(cli.py only says when the driver is missing). Its folder is named by a checksum
+of what it holds, so a changed skill gets a new copy and the config switches to it
+in one write. Beside the copies, `resolve.py` runs `resolve` from the copy git runs,
+so finishing a stopped merge never runs the incoming branch's scripts.
 """
 
 from __future__ import annotations
@@ -22,13 +25,13 @@ import zlib
 from pathlib import Path
 
 from ..git import git_dirs
-from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX
 
 DRIVER = "eco-mem-catalog"
 DRIVER_NAME = "eco-mem catalog rows, merged row by row"
 HOME = "eco-mem"  # the folder in the common git dir that holds the copy
 PREFIX = "merge-driver-"
 ENTRY = "driver.py"
+TOKEN_PREFIX = "eco-mem-merge-"  # + the driver shell's pid, in the work tree's git dir
 # What the copy holds besides the entry: the merge and everything it imports.
 # boundary imports protocol only to word an internal error.
 MODULES = (
@@ -38,7 +41,9 @@ MODULES = (
     "ecomem/protocol.py",
     "ecomem/safe_open.py",
     "ecomem/commands/__init__.py",
+    "ecomem/git.py",
     "ecomem/commands/merge_catalog.py",
+    "ecomem/commands/resolve.py",
     "ecomem/store/__init__.py",
     "ecomem/store/catalog.py",
     "ecomem/store/merge.py",
@@ -55,6 +60,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ecomem.commands.merge_catalog import drive  # noqa: E402
 
 sys.exit(drive(sys.argv[1:]))
+'''
+
+
+RESOLVE = "resolve.py"  # in the eco-mem folder of the common dir, beside the copies
+RESOLVE_TEXT = '''\
+"""eco-mem's `resolve`, run from the merge driver's copy (written by eco_mem.py track)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "{folder}"))
+from ecomem.commands.resolve import main  # noqa: E402
+
+sys.exit(main(sys.argv[1:]))
 '''
 
 
@@ -81,22 +99,28 @@ def driver_command(stamp: str) -> str:
     quoting: git quotes %P itself, %O %A %B are its temporary files, and the copy
     is found through `git rev-parse`, in the clone's own git dir wherever it moved.
     """
-    text = f"%A{TEXT_MERGE_SUFFIX}"  # git's own text merge of the three; also the token
+    # Imported here: `missing` and `resolve_launcher` run before `resolve` hands over
+    # to the copy, and must not load the work tree's merge code on the way.
+    from ..store.merge import ROW_MERGE_SUFFIX
+
     rows = f"%A{ROW_MERGE_SUFFIX}"  # what a row merge that stopped half way may leave
     entry = f'"$(git rev-parse --git-common-dir)/{HOME}/{PREFIX}{stamp}/{ENTRY}"'
     # git's text merge first: rows are placed by key, so concurrent changes mostly
     # touch different lines and its answer is the row-wise one. Only when it
     # conflicts does Python start (-I: nothing from the environment or the current
     # folder; -S: no site module, whose .pth files can cost more than the merge).
-    # The copy writes its merge into %A and then deletes the token: a missing token
-    # is the one sign that it finished. Any other ending (no python3, one too old,
-    # a crash, a signal) leaves git's own text merge, markers and all, in %A.
+    # git's text merge is kept in the token "$t", in this work tree's git dir (no
+    # commit reaches it; $$ makes it this driver's own). The copy writes its merge
+    # into %A and then deletes the token: a missing token is the one sign that it
+    # finished. Any other ending (no python3, one too old, a crash, a signal) leaves
+    # git's own text merge, markers and all, in %A.
     return (
-        f"git merge-file -q -p %A %O %B > {text} 2>/dev/null; m=$?;"
-        f" if [ $m = 0 ]; then mv -f {text} %A; exit 0; fi;"
-        f" python3 -I -S {entry} %O %A %B %P; s=$?;"
-        f" if [ ! -e {text} ]; then [ $s = 0 ]; exit; fi;"
-        f" if [ $m -lt 128 ]; then mv -f {text} %A; fi; rm -f {text} {rows}; exit 1"
+        f't="$(git rev-parse --git-dir)/{TOKEN_PREFIX}$$";'
+        ' git merge-file -q -p %A %O %B > "$t" 2>/dev/null; m=$?;'
+        ' if [ $m = 0 ]; then mv -f "$t" %A; exit 0; fi;'
+        f' python3 -I -S {entry} %O %A %B %P "$t"; s=$?;'
+        ' if [ ! -e "$t" ]; then [ $s = 0 ]; exit; fi;'
+        f' if [ $m -lt 128 ]; then mv -f "$t" %A; fi; rm -f "$t" {rows}; exit 1'
     )
 
 
@@ -182,13 +206,16 @@ def _prune(folder: Path, keep: Path | None) -> None:
         return
     for child in folder.iterdir():
         if child != keep and child.name.startswith((PREFIX, ".building-")):
-            shutil.rmtree(child, ignore_errors=True)
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink()
 
 
 def ensure_driver(root: Path) -> bool:
     """Make the clone's copy of the driver match the running scripts, and git's config
-    name it. Cheap when all is well (the config, the scripts, one stat); True if it wrote.
-    The only place that writes either."""
+    name it; True if it wrote. The only place that writes either, called only by the
+    commands that install on purpose (`track`, run by copy, update and upgrade)."""
     dirs = git_dirs(root)
     config = dirs[1] / "config" if dirs else None
     if config is None or not config.is_file():
@@ -198,11 +225,17 @@ def ensure_driver(root: Path) -> bool:
     command = driver_command(stamp)
     with config.open(encoding="utf-8", errors="replace") as handle:
         configured = configured_driver(handle.read())
-    present = (home / ENTRY).is_file()
-    if configured == command and present:
+    # Every file compared, not one stat: this runs only when a person installs on
+    # purpose, and a damaged copy is then rebuilt rather than kept.
+    present = all(_holds(home / name, data) for name, data in files.items())
+    launcher = home.parent / RESOLVE
+    launcher_text = RESOLVE_TEXT.format(folder=home.name).encode("utf-8")
+    if configured == command and present and _holds(launcher, launcher_text):
         return False
     if not present:
         _install(home, files)
+    if not _holds(launcher, launcher_text):
+        _write_whole(launcher, launcher_text)
     if configured != command:
         from ..git import output  # only on the first run in a clone, or after a change
 
@@ -215,6 +248,49 @@ def ensure_driver(root: Path) -> bool:
             )
     _prune(home.parent, home)
     return True
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    temp = path.with_name(f".building-{os.getpid()}-{path.name}")
+    temp.write_bytes(data)
+    os.replace(temp, path)
+
+
+def missing(root: Path) -> bool:
+    """Whether this clone lacks a working driver: no config section naming a copy, or
+    the copy it names is gone. One read of the config, one stat; nothing written."""
+    dirs = git_dirs(root)
+    config = dirs[1] / "config" if dirs else None
+    if config is None or not config.is_file():
+        return False  # not a clone: nothing git would run
+    with config.open(encoding="utf-8", errors="replace") as handle:
+        configured = configured_driver(handle.read())
+    mark = f"/{HOME}/{PREFIX}"
+    if not configured or mark not in configured:
+        return True
+    stamp = configured.split(mark, 1)[1].split("/", 1)[0]
+    return not (dirs[1] / HOME / f"{PREFIX}{stamp}" / ENTRY).is_file()
+
+
+def resolve_launcher(root: Path) -> Path | None:
+    """The `resolve` of the copy git runs, when this clone has one."""
+    dirs = git_dirs(root)
+    if dirs is None:
+        return None
+    launcher = dirs[1] / HOME / RESOLVE
+    if not launcher.is_file() or launcher.is_symlink():
+        return None
+    # The copy it names must be there: without it, the launcher would only fail.
+    text = launcher.read_text(encoding="utf-8", errors="replace")
+    named = text.partition(f'"{PREFIX}')[2].partition('"')[0]
+    return launcher if named and (launcher.parent / f"{PREFIX}{named}" / ENTRY).is_file() else None
 
 
 def installed(root: Path) -> bool:
@@ -263,6 +339,12 @@ def remove_driver(root: Path) -> bool:
     if folder.is_dir():
         removed = removed or bool(_copies(folder))
         _prune(folder, None)
+        for state in (
+            RESOLVE,
+            "write.lock",
+        ):  # the launcher, and the writers' lock (write/state.py)
+            with contextlib.suppress(FileNotFoundError):
+                (folder / state).unlink()
         with contextlib.suppress(OSError):  # kept when it holds anything else
             folder.rmdir()
     return removed

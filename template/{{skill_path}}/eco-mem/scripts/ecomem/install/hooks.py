@@ -253,6 +253,7 @@ def read_settings(root) -> tuple[str, Style]:
     if not text.strip():
         return text, style
     try:
+        json_text.check_depth(text)  # before anything recursive reads it
         data = json.loads(text, object_pairs_hook=_unique_keys)
     except ValueError as error:
         reason = getattr(error, "msg", None) or str(error)

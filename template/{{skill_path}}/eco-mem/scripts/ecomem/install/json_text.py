@@ -13,6 +13,32 @@ import json
 
 WHITESPACE = " \t\r\n"
 _SCALARS = json.JSONDecoder()
+# Deeper than any settings file needs; json.loads and `parse` both recurse once per
+# level, and a host file nested a thousand deep would end them in RecursionError.
+MAX_DEPTH = 64
+
+
+def check_depth(text: str) -> None:
+    """ValueError when `text` nests lists and objects deeper than MAX_DEPTH. A scan of
+    brackets outside strings, before anything recursive reads the text."""
+    depth, quoted, escaped = 0, False, False
+    for line, row in enumerate(text.split("\n"), 1):
+        for char in row:
+            if quoted:
+                if escaped:
+                    escaped = False
+                elif char == "\\":
+                    escaped = True
+                elif char == '"':
+                    quoted = False
+            elif char == '"':
+                quoted = True
+            elif char in "[{":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise ValueError(f"nested deeper than {MAX_DEPTH} levels (line {line})")
+            elif char in "]}":
+                depth -= 1
 
 
 class Node:

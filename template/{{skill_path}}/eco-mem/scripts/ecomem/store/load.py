@@ -20,10 +20,12 @@ from .names import is_slug_file, shown
 from .textfile import read_lines
 
 WORKING_IGNORE = ".gitignore"
-# Local state of the memory commands, in the gitignored working drawer (see locking.py
-# and transaction.py); named here so loading the store needs neither module.
+# The lock file eco-mem kept in the working drawer before its state moved to the git
+# dir (write/state.py); a clone installed earlier may still hold one. Anything else
+# eco-mem did not put in memory (an old journal folder among it) is a stray: data a
+# commit may hold, never state to act on.
 WORKING_LOCK = ".eco-mem.lock"
-WORKING_PENDING = ".eco-mem.pending"
+OLD_JOURNAL = ".eco-mem.pending"
 # At the memory root: keeps ripgrep and other .ignore readers out of the drawers.
 ROOT_FILES = (".ignore",)
 
@@ -82,7 +84,24 @@ def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store
         drawer = Drawer(name, f"{memory_dir}/{name}")
         store.drawers[name] = drawer
         findings.extend(_load_drawer(memory / name, drawer))
+    findings.extend(_interrupted_write(root, memory_dir))
     return store, findings
+
+
+def _interrupted_write(root: Path, memory_dir: str) -> list[Finding]:
+    """The journal a stopped write left in the git dir (write/state.py), reported on the
+    memory folder: the files it names may hold half a write."""
+    from ..write.state import leftover_journal
+
+    journal = leftover_journal(root)
+    if journal is None:
+        return []
+    message = (
+        f"an eco_mem.py write stopped halfway; its journal ({journal}) holds the old"
+        " versions, put back under the lock before the next write; `git status` shows"
+        " what it touched"
+    )
+    return [Finding(memory_dir, 0, "structure.interrupted-write", ERROR, message)]
 
 
 def _stray(relpath: str) -> Finding:
@@ -110,17 +129,28 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
     for item in sorted(os.scandir(folder), key=lambda child: child.name):
         # A name is printed only when it is plain: it is text a commit chose (names.py).
         relpath = f"{drawer.relpath}/{shown(item.name)}"
-        if item.is_symlink() and not inside(Path(item.path), folder):
+        if item.is_symlink():
+            # A link is never memory, wherever it points: a committed one could lead a
+            # reader or a writer anywhere, so it is reported and not read.
+            if not inside(Path(item.path), folder):
+                message = (
+                    "symlink leading out of its drawer; it is not read. Replace it with a real file"
+                )
+                findings.append(Finding(relpath, 0, "drift.path-escapes", ERROR, message))
+            else:
+                message = "a symlink in memory; it is not read. Replace it with a real file"
+                findings.append(Finding(relpath, 0, "structure.link", ERROR, message))
+            continue
+        if drawer.name == "working" and item.name == WORKING_LOCK and item.is_file():
+            continue  # an older install's lock: never read, never a lock again
+        if item.is_dir() and drawer.name == "working" and item.name == OLD_JOURNAL:
+            # Where the write journal was before 0.4. One here now is data (a branch can
+            # commit it), never undone: a person reads `git status` and deletes it.
             message = (
-                "symlink leading out of its drawer; it is not read. Replace it with a real file"
+                "a folder named like an old eco-mem write journal; eco-mem never reads one"
+                " here (its journal is in the git dir): check `git status`, then delete it"
             )
-            findings.append(Finding(relpath, 0, "drift.path-escapes", ERROR, message))
-            continue
-        if drawer.name == "working" and item.name == WORKING_LOCK:
-            continue
-        if drawer.name == "working" and item.name == WORKING_PENDING:
-            message = "an eco_mem.py write stopped halfway; the next memory command (find will do) rolls it back"
-            findings.append(Finding(relpath, 0, "structure.interrupted-write", ERROR, message))
+            findings.append(Finding(relpath, 0, "structure.extra-directory", ERROR, message))
             continue
         if item.is_dir():
             message = "drawers are flat; move the files up into the drawer or delete the folder"

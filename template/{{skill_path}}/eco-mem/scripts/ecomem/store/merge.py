@@ -28,9 +28,10 @@ from .rows import line_key, place
 
 MARKER_SIZE = 7
 # git's merge driver (install/driver.py) first writes git's own text merge of the
-# three versions to OURS plus this suffix; the row merge (commands/merge_catalog.py)
-# deletes that file only once its own result is in OURS. A file still there means
-# the row merge did not finish, and the text merge, markers and all, is the result.
+# three versions to a token file in the git dir (before 0.4: OURS plus this suffix);
+# the row merge (commands/merge_catalog.py) deletes that file only once its own
+# result is in OURS. A file still there means the row merge did not finish, and the
+# text merge, markers and all, is the result.
 TEXT_MERGE_SUFFIX = ".eco-mem"
 ROW_MERGE_SUFFIX = ".eco-mem-rows"  # where the row merge writes before renaming over OURS
 
@@ -53,7 +54,13 @@ class Side:
         self.columns = catalog.columns
         self.after = lines[end:]
         self.rows: dict[str, str] = {}  # identity -> the row's line, in table order
-        for line in lines[start + 2 : end]:
+        for number, line in enumerate(lines[start + 2 : end], start + 3):
+            cells = len(split_cells(line))
+            if cells != len(self.columns):
+                # A row of the wrong shape has no sure identity: plain text, like git.
+                raise ValueError(
+                    f"line {number} has {cells} cell(s), the table {len(self.columns)}"
+                )
             identity = self.identity(line)
             if identity in self.rows:
                 raise ValueError(f"two rows named {identity!r}")
@@ -90,6 +97,7 @@ class Result:
         self.lines: list[str] = []
         self.conflicts: list[tuple[str, str | None, str | None]] = []  # (identity, ours, theirs)
         self.text_conflicts = 0  # conflicted hunks outside the table (plain text merge)
+        self.as_text = ""  # why the whole file merged as plain text, if it did
 
     @property
     def clean(self) -> bool:
@@ -113,8 +121,9 @@ def merge_lines(
         b = Side(base) if any(line.strip() for line in base) else None
         if o.header != t.header or (b is not None and b.header != o.header):
             raise ValueError("the table header changed")
-    except ValueError:
+    except ValueError as error:
         result.lines, result.text_conflicts = text_merge(base, ours, theirs)
+        result.as_text = str(error)
         return result
     base_rows = b.rows if b is not None else {}
     before, conflicts_before = _three_way(b.before if b else [], o.before, t.before, text_merge)

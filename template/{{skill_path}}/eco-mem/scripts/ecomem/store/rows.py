@@ -51,8 +51,11 @@ def _table_end(lines: list[str], catalog: Catalog) -> int:
 def row_key(columns: list[str], cells: list[str]) -> str:
     """The order a row is placed in: its file name (an episode's without the date),
     or its first cell when it has no file (a procedural pointer)."""
-    file = cell_path(cells[columns.index("file")]) if "file" in columns else ""
-    if len(cells) != len(columns) or not file or file == NO_FILE:
+    # The cell count first: a short row (`| slug |`) has no file cell to read.
+    if len(cells) != len(columns) or "file" not in columns:
+        return (cells[0] if cells else "").lower()
+    file = cell_path(cells[columns.index("file")])
+    if not file or file == NO_FILE:
         return (cells[0] if cells else "").lower()
     name = file.rsplit("/", 1)[-1].lower()
     return without_date(name[:-3] if name.endswith(".md") else name)

@@ -1,9 +1,10 @@
-"""One writer at a time: an advisory lock on a file in the (gitignored) working drawer.
+"""One writer at a time: an advisory lock on a file in this work tree's git dir (state.py).
 
 The operating system drops the lock when its holder exits, even on `kill -9`, so a crashed
 command never leaves a stale lock behind for a human to delete; an O_EXCL lock file would.
-The lock file is a regular file or nothing: a link or anything else at its path (a
-commit can put one there) stops every write with one line, before a byte is written.
+The lock file is a regular file of its own or nothing: a link, a hard link or anything
+else at its path stops every write with one line, before a byte is written. It lives
+in the git dir, where no commit can put one.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UsageError
-from ..safe_open import open_fd
-from ..store.load import WORKING_LOCK as LOCK_NAME
+from .state import LOCK, ensure_state_dir, open_state_file, state_dir
 
 TIMEOUT_SECONDS = 20.0
 TIMEOUT_VARIABLE = "ECO_MEM_LOCK_TIMEOUT"  # seconds; for hosts whose hooks hold the lock long
@@ -45,21 +45,21 @@ class LockTimeout(UsageError):
     """Another writer held the lock for the whole wait (exit 2, naming its pid)."""
 
 
-def lock_path(memory: Path) -> Path:
-    return memory / "working" / LOCK_NAME
+def lock_path(root: Path) -> Path:
+    return state_dir(root) / LOCK
 
 
 @contextmanager
 def store_lock(root: Path, memory: Path, timeout: float | None = None):
-    """Hold the write lock of the store `memory` (in the repository `root`) for the `with`
-    block, waiting up to `timeout` seconds."""
+    """Hold the write lock of the work tree `root` (all its stores, `memory` among them)
+    for the `with` block, waiting up to `timeout` seconds."""
     if timeout is None:
         try:
             timeout = float(os.environ.get(TIMEOUT_VARIABLE) or TIMEOUT_SECONDS)
         except ValueError:
             timeout = TIMEOUT_SECONDS
-    path = lock_path(memory)
-    fd = open_fd(root, path, os.O_RDWR, mode=0o644)
+    path = ensure_state_dir(root) / LOCK
+    fd = open_state_file(path, os.O_RDWR)
     try:
         deadline = time.monotonic() + timeout
         # Jitter the polls so waiting writers do not wake in lockstep.

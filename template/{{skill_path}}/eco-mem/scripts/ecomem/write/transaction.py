@@ -2,10 +2,15 @@
 
 An entry file and its catalog row live in two files, and no file system renames two files
 at once. So every change is journaled first: the old version of each target is kept (as a
-hard link, which costs no copy) in `working/.eco-mem.pending/`, then a manifest naming the
-targets is written, then each target is replaced by its own atomic rename. Deleting the
-manifest is the commit. Whoever finds a manifest later (the next memory command, under the
-lock) puts every old version back; a pending folder without a manifest is simply removed.
+hard link, which costs no copy) in the journal, then a manifest naming the targets is
+written, then each target is replaced by its own atomic rename. Deleting the manifest is
+the commit. Whoever finds a manifest later (the next memory command, under the lock) puts
+every old version back; a journal without a manifest is simply removed.
+
+The journal lives in this work tree's git dir (state.py), never in the work tree: a
+branch can commit any file under the memory folder, and a journal found there would be
+the branch's orders about which files to move where. Nothing here ever reads a folder
+of the work tree as a journal; one that a commit left there is a stray folder to verify.
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ from .. import safe_open
 from ..errors import UsageError
 from ..paths import escapes
 from ..safe_open import TEMP_PREFIX, remove, replace
-from ..store.load import WORKING_PENDING as PENDING_NAME
+from .state import JOURNAL, ensure_state_dir, journal_path, leftover_journal
 
 MANIFEST = "manifest.json"
 
 
-def pending_path(memory: Path) -> Path:
-    return memory / "working" / PENDING_NAME
+def pending_path(root: Path) -> Path:
+    """Where the journal of a write in the work tree `root` lives (in its git dir)."""
+    return journal_path(root)
 
 
 def write_atomic(root: Path, path: Path, text: str) -> None:
@@ -51,15 +57,16 @@ def apply(root: Path, memory: Path, changes: list[tuple[Path, str | None]]) -> N
             safe_open.target(root, target)
         else:
             safe_open.check_folder(root, target)
-    pending = pending_path(memory)
-    os.mkdir(pending)
+    pending = ensure_state_dir(root) / JOURNAL
+    os.mkdir(pending, 0o700)
     manifest = []
     for number, (target, _text) in enumerate(changes):
         existed = os.path.lexists(target)
         if existed:
             _keep_old_version(target, pending / str(number))
-        manifest.append({"path": os.path.relpath(target, memory), "existed": existed})
-    write_atomic(root, pending / MANIFEST, json.dumps(manifest))
+        relpath = os.path.relpath(target, root).replace(os.sep, "/")
+        manifest.append({"path": relpath, "existed": existed})
+    _write_manifest(pending / MANIFEST, json.dumps(manifest))
     try:
         for target, text in changes:
             if text is None:
@@ -73,29 +80,49 @@ def apply(root: Path, memory: Path, changes: list[tuple[Path, str | None]]) -> N
     shutil.rmtree(pending)
 
 
+def _write_manifest(path: Path, text: str) -> None:
+    """Write the manifest whole (temp file, fsync, rename): a half manifest would undo
+    half a write. The git dir is ours, so no safe_open: it refuses paths in .git."""
+    temp = path.with_name(f"{TEMP_PREFIX}{MANIFEST}")
+    with open(temp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temp, path)
+    safe_open.sync_folder(path.parent)
+
+
 def roll_back(root: Path, memory: Path) -> bool:
-    """Undo a change that did not commit. True if there was one to undo. Hold the lock."""
-    pending = pending_path(memory)
-    if os.path.islink(pending):  # only eco-mem makes this folder, and never as a link
+    """Undo a change that did not commit. True if there was one to undo. Hold the lock.
+    Only the journal in the git dir counts; each file it names is put back only in a
+    folder inside the repository and under no .git (safe_open.check_folder)."""
+    pending = leftover_journal(root)
+    if pending is None:
+        return False
+    if os.path.islink(pending) or not os.path.isdir(pending):
         raise safe_open.UnsafeTarget(
-            f"{pending} is a symlink, not a write journal eco-mem made; delete it, then run"
+            f"{pending} is not a folder eco-mem made (a link or a file); delete it, then run"
             " the command again"
         )
-    if not os.path.isdir(pending):
-        return False
     manifest_path = pending / MANIFEST
     undone = False
-    if manifest_path.is_file():
+    if os.path.isfile(manifest_path):
         manifest = _read_manifest(manifest_path)
+        for number in range(len(manifest)):  # every backup is checked before any move
+            if manifest[number]["existed"] and not os.path.lexists(pending / str(number)):
+                raise _damaged(
+                    manifest_path, f"the old version of {manifest[number]['path']} is missing"
+                )
         for number in reversed(range(len(manifest))):
             item = manifest[number]
-            target = memory / item["path"]
-            safe_open.check_folder(root, target)
+            # Its folder inside the repository and under no .git; the name itself is
+            # replaced or removed, never followed, whatever sits there now.
+            real = safe_open.check_folder(root, root / item["path"])
             if item["existed"]:
-                os.replace(pending / str(number), target)
-            elif os.path.lexists(target):
-                os.unlink(target)
-            _remove_temps(target.parent)
+                os.replace(pending / str(number), real)
+            elif os.path.lexists(real):
+                os.unlink(real)
+            _remove_temps(Path(real).parent)
         os.unlink(manifest_path)
         undone = True
     shutil.rmtree(pending)
@@ -115,10 +142,14 @@ def _read_manifest(path: Path) -> list[dict]:
             for item in manifest
         ):
             return manifest
-        why = "it does not list files inside the memory folder"
+        why = "it does not list files inside the repository"
     except (UnicodeDecodeError, ValueError) as error:
         why = str(error)
-    raise UsageError(
+    raise _damaged(path, why)
+
+
+def _damaged(path: Path, why: str) -> UsageError:
+    return UsageError(
         f"{path} is damaged ({why}), so the write it records cannot be undone safely:"
         f" check the memory files with `git status` and `git diff`, then delete {path.parent}"
     )
@@ -127,5 +158,5 @@ def _read_manifest(path: Path) -> list[dict]:
 def _remove_temps(folder: Path) -> None:
     # A write killed between creating its temp file and renaming it leaves the temp behind.
     for item in os.scandir(folder):
-        if item.name.startswith(TEMP_PREFIX):
-            os.unlink(item.path)
+        if item.name.startswith(TEMP_PREFIX) and item.is_file(follow_symlinks=False):
+            safe_open.remove(folder, item.path)

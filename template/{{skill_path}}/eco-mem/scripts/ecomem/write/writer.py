@@ -20,6 +20,7 @@ from ..store.load import INDEX, Store, load_store
 from ..store.rows import file_text
 from . import gate, transaction
 from .locking import store_lock
+from .state import leftover_journal
 
 
 def memory_folder(root: Path) -> Path:
@@ -30,12 +31,18 @@ def memory_folder(root: Path) -> Path:
 
 
 def finish_interrupted(root: Path) -> bool:
-    """Roll back a write that a crash left half done, if any. True if one was undone."""
-    memory = memory_folder(root)
-    if not transaction.pending_path(memory).exists():
+    """For readers: roll back a write that a crash left half done, if any. True if one
+    was undone. A journal that cannot be undone is told in one line and the read goes
+    on: only writes stop on it, so `find` always answers."""
+    if leftover_journal(root) is None:
         return False  # the common case costs one stat and no lock
-    with store_lock(root, memory):
-        return transaction.roll_back(root, memory)
+    try:
+        memory = memory_folder(root)
+        with store_lock(root, memory):
+            return transaction.roll_back(root, memory)
+    except (UsageError, OSError) as error:
+        print(f"eco_mem.py: a stopped write was not undone: {error}", file=sys.stderr)
+        return False
 
 
 Build = Callable[[Store, date], "tuple[list[gate.Change], dict]"]
