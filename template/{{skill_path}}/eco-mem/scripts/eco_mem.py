@@ -14,9 +14,9 @@ import sys
 # Take that entry out (under -I, as the install's tasks run us, it is never there)
 # and look for our package only after the standard library and site-packages.
 _HERE = os.path.dirname(os.path.abspath(__file__))
-if sys.path and sys.path[0] and os.path.isdir(sys.path[0]):
-    if os.path.samefile(sys.path[0], _HERE):
-        del sys.path[0]
+_FIRST = sys.path[0] if sys.path else ""
+if _FIRST and os.path.isdir(_FIRST) and os.path.samefile(_FIRST, _HERE):
+    del sys.path[0]
 sys.path.append(_HERE)
 
 # A standard stream the caller closed (`>&-`) gets the null device in its place before
