@@ -51,6 +51,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
+    from ..install import template_source
+
+    if args.remember_source is not None:
+        # The install's task: the person running `copier copy` chose this template.
+        if args.remember_source:
+            template_source.remember(root, args.remember_source)
+        return 0
+    # Nothing to do is answered here, before the upgrade machinery (and Copier) loads.
+    current = template_source.already_newest(root, args)
+    if current:
+        print(current)
+        return 0
     from ..install import upgrade
 
     return upgrade.run(root, args)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
+from .. import protocol
 from ..errors import UsageError
+from ..git import git_dirs, run_git
 
 RECORD = os.path.join("eco-mem", "template-source")
 # A URL with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
@@ -41,14 +42,17 @@ def location(source: str, root: Path) -> str:
 
 
 def _record_path(root: Path) -> Path | None:
-    found = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "--git-common-dir"],
-        capture_output=True,
-        text=True,
-    )
-    if found.returncode != 0 or not found.stdout.strip():
+    dirs = git_dirs(root)  # read from .git itself: no git started on the fast path
+    if dirs:
+        return dirs[1] / RECORD
+    try:
+        code, out = run_git(root, "rev-parse", "--git-common-dir")
+    except OSError:
         return None
-    return (root / found.stdout.strip()).resolve() / RECORD  # relative to root when relative
+    common = out.decode("utf-8", "replace").strip()
+    if code != 0 or not common:
+        return None
+    return (root / common).resolve() / RECORD  # git answers relative to root
 
 
 def recorded(root: Path) -> str | None:
@@ -89,3 +93,53 @@ def check_trusted(root: Path, source: str, answers_name: str) -> None:
             f"_src_path in {answers_name} ({source}) is not the template this clone trusts"
             f" ({trusted}); a commit changed it. To switch templates on purpose, {move}"
         )
+
+
+RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)")
+
+
+def newest_release(source: str, root: Path) -> str | None:
+    """The highest plain release tag (`v1.2.0`, no pre-release) at `source`, as Copier
+    picks it by default; None when git cannot list it or there is none."""
+    try:
+        code, out = run_git(root, "ls-remote", "--tags", "--refs", "--", location(source, root))
+    except OSError:
+        return None
+    if code != 0:
+        return None
+    best: tuple[tuple[int, ...], str] | None = None
+    for line in out.decode("utf-8", "replace").splitlines():
+        tag = line.rsplit("refs/tags/", 1)[-1]
+        match = RELEASE.fullmatch(tag)
+        if match:
+            key = (tuple(int(part) for part in match.group(1).split(".")), tag)
+            best = key if best is None or key > best else best
+    return best[1] if best else None
+
+
+def already_newest(root: Path, args) -> str:
+    """The one line `upgrade` prints when there is nothing to upgrade to, else "".
+
+    Asked before Copier is even looked for (an update renders both versions and
+    compares them: seconds): nothing was asked for beyond the newest release,
+    the source is trusted, every drawer INDEX is there, and the recorded
+    `_commit` is that release. Raises UsageError for an untrusted source.
+    """
+    from .answers import read_answers
+
+    if args.template or args.data or [arg for arg in args.copier_args if arg != "--"]:
+        return ""
+    answers_file = root / protocol.ANSWERS_FILE
+    if not answers_file.is_file():
+        return ""  # upgrade itself says what is wrong
+    answers = read_answers(answers_file)
+    source, recorded_commit = answers.get("_src_path", ""), answers.get("_commit", "")
+    check_trusted(root, source, protocol.ANSWERS_FILE)
+    if not recorded_commit or (args.vcs_ref and args.vcs_ref != recorded_commit):
+        return ""
+    memory = root / protocol.MEMORY_DIR
+    if not all((memory / drawer / "INDEX.md").exists() for drawer in protocol.DRAWERS):
+        return ""
+    if newest_release(source, root) != recorded_commit:
+        return ""
+    return f"eco-mem is already at {recorded_commit}, the newest release of {source}; nothing to do"

@@ -15,8 +15,8 @@ It runs only a template this clone was told to trust (template_source.py):
 `--trust` lets Copier execute the template's tasks and migrations, so an
 `_src_path` a commit changed is refused, never run. Nothing read from a file
 reaches git as an option: `--` comes before it, and a source or ref that
-starts with `-` is refused. When the recorded version is already the newest
-tag, it says so without starting Copier.
+starts with `-` is refused. (commands/upgrade.py answers an install that is
+already at the newest tag before this module is even imported.)
 """
 
 from __future__ import annotations
@@ -153,46 +153,6 @@ def newest_tags(source: str, root: Path, count: int = 3) -> list[str]:
     where = location(source, root)
     listed = git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", "--", where).stdout
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines()[:count]]
-
-
-RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)")
-
-
-def newest_release(source: str, root: Path) -> str | None:
-    """The highest plain release tag (`v1.2.0`, no pre-release) at `source`, as Copier
-    picks it by default; None when git cannot list it or there is none."""
-    listed = git(root, "ls-remote", "--tags", "--refs", "--", location(source, root))
-    if listed.returncode != 0:
-        return None
-    best: tuple[tuple[int, ...], str] | None = None
-    for line in listed.stdout.splitlines():
-        tag = line.rsplit("refs/tags/", 1)[-1]
-        match = RELEASE.fullmatch(tag)
-        if match:
-            key = (tuple(int(part) for part in match.group(1).split(".")), tag)
-            best = key if best is None or key > best else best
-    return best[1] if best else None
-
-
-def already_newest(root: Path, args, answers: dict[str, str]) -> str:
-    """The one line to print when there is nothing to upgrade to, else "".
-
-    Asked before Copier starts (it takes seconds to render both versions and
-    compare them): nothing was asked for beyond the newest release, every
-    drawer INDEX is there, and the recorded `_commit` is that release.
-    """
-    if args.data or args.template or [arg for arg in args.copier_args if arg != "--"]:
-        return ""
-    recorded = answers.get("_commit", "")
-    if args.vcs_ref and args.vcs_ref != recorded:
-        return ""
-    memory = root / protocol.MEMORY_DIR
-    if not all((memory / drawer / INDEX).exists() for drawer in protocol.DRAWERS):
-        return ""
-    source = answers.get("_src_path", "")
-    if not recorded or newest_release(source, root) != recorded:
-        return ""
-    return f"eco-mem is already at {recorded}, the newest release of {source}; nothing to do"
 
 
 def point_at_template(root: Path, answers_file: Path, source: str) -> None:
@@ -403,19 +363,6 @@ def restore_command(root: Path) -> int:
 
 
 def run(root: Path, args) -> int:
-    if args.remember_source is not None:
-        # The install's task: the person running `copier copy` chose this template.
-        if args.remember_source:
-            template_source.remember(root, args.remember_source)
-        return 0
-    answers_file = installed_answers(root)
-    if not args.template:
-        answers = read_answers(answers_file)
-        template_source.check_trusted(root, answers.get("_src_path", ""), protocol.ANSWERS_FILE)
-        current = already_newest(root, args, answers)
-        if current:
-            print(current)
-            return 0
     answers_file, copier = preflight(root, args)
     before = read_answers(answers_file).get("_commit", "?")
     # --trust only here: preflight refused any source this clone does not trust.
