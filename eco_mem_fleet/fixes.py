@@ -3,6 +3,10 @@
 Each fixer returns the repository's Outcome and leaves the clone either with
 its changes staged (all-repos commits and pushes them) or exactly as cloned
 (nothing is committed or pushed).
+
+Nothing here runs the repository's own scripts: Copier runs with its tasks and
+migrations skipped, and the commands they would run come from the fleet's own
+render of its template (own_scripts.py).
 """
 
 from __future__ import annotations
@@ -10,14 +14,15 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import copier
-from copier.errors import TaskError
 
 from eco_mem_fleet.autofix import Job, discard_changes
+from eco_mem_fleet.own_scripts import OwnScripts, refusal, run_own
 from eco_mem_fleet.report import Outcome
-from eco_mem_fleet.versions import is_older, newest_tag, read_answers, script_path
+from eco_mem_fleet.versions import is_older, read_answers
 
 HERE = Path(".")  # all-repos runs the fix with the scratch clone as working directory
 # `eco_mem.py upgrade` lists each conflicted file on stderr as "  PATH: what to do".
@@ -32,25 +37,25 @@ def hiding_rules(stderr: str) -> str:
     return "; ".join(dict.fromkeys(found))
 
 
-def track_reason(answers: dict | None) -> str:
-    """Why the copy's `track` task failed, asked of the rendered script (its files stay)."""
-    script = script_path(HERE, answers or {})
-    if not script.is_file():
-        return ""
-    track = subprocess.run(
-        [sys.executable, str(script), "track", "--root", "."],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
-    sys.stdout.write(track.stdout + track.stderr)  # into all-repos' log for this repo
-    rules = hiding_rules(track.stderr)
-    if not rules:
-        return ""
-    return (
-        f"a nested .gitignore hides eco-mem: {rules}; add the lines `eco_mem.py track`"
-        " prints to that file, then rerun; nothing pushed"
-    )
+def finish_install(script: Path) -> str:
+    """Run the copy's tasks (`blocks`, then `track`) from the fleet's own scripts.
+
+    Returns why the repository fails when track names a hiding rule, else "";
+    any other failure raises with its last line."""
+    for command in ("blocks", "track"):
+        done = run_own(script, command, root=".")
+        sys.stdout.write(done.stdout + done.stderr)  # into all-repos' log for this repo
+        if done.returncode == 0:
+            continue
+        rules = hiding_rules(done.stderr)
+        if command == "track" and rules:
+            return (
+                f"a nested .gitignore hides eco-mem: {rules}; add the lines `eco_mem.py track`"
+                " prints to that file, then rerun; nothing pushed"
+            )
+        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise RuntimeError(f"eco_mem.py {command}: {last}")
+    return ""
 
 
 def stage_everything() -> list[str]:
@@ -96,22 +101,24 @@ def install_one(job: Job, repo: str) -> Outcome:
     if answers is not None:
         return already_installed(repo, answers, ref)
     outcome = Outcome(repo, "install", before="-", after=ref)
-    try:
-        copier.run_copy(
-            job.options["template"],
-            ".",
-            data=job.options["data"],
-            defaults=True,
-            unsafe=True,
-            quiet=True,
-            vcs_ref=job.options["vcs_ref"],
-        )
-    except TaskError:
-        # Copier names only the failed command; the rendered files are still here,
-        # so ask track itself which host rule hides them.
-        outcome.message = track_reason(read_answers(HERE))
-        if not outcome.message:
-            raise
+    template = job.options["template"]
+    copier.run_copy(
+        template,
+        ".",
+        data=job.options["data"],
+        defaults=True,
+        unsafe=True,  # the fleet's own template, pinned for the run
+        skip_tasks=True,  # they would run the scripts in the tree, host files among them
+        quiet=True,
+        vcs_ref=job.options["vcs_ref"],
+    )
+    answers = read_answers(HERE) or {}
+    outcome.message = refusal(HERE, answers, template)
+    if not outcome.message:
+        with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
+            outcome.message = finish_install(OwnScripts(template, ref, folder).script(answers))
+    if outcome.message:
+        outcome.result = "failed"
         discard_changes()
         return outcome
     hidden = stage_everything()
@@ -127,23 +134,25 @@ def upgrade_one(job: Job, repo: str) -> Outcome:
     if answers is None:
         return Outcome(repo, "upgrade", result="skipped", message="eco-mem not installed")
     before = str(answers.get("_commit", "?"))
-    source = str(answers.get("_src_path"))
-    target = job.options["vcs_ref"] or job.options["newest"].get(source) or newest_tag(source)
-    outcome = Outcome(repo, "upgrade", before=before, after=target or "?")
-    if not target:
-        outcome.message = f"no version tag found at {answers.get('_src_path')}"
+    template, target = job.options["template"], job.options["ref"]
+    outcome = Outcome(repo, "upgrade", before=before, after=target)
+    outcome.message = refusal(HERE, answers, template)
+    if outcome.message:
         return outcome
     if not is_older(before, target):
         outcome.result, outcome.message = "skipped", f"already at {before}"
         return outcome
-    script = script_path(HERE, answers)
-    if not script.is_file():
-        outcome.message = f"{script} is missing; reinstall eco-mem"
-        return outcome
-    # The rendered upgrade owns conflict detection, INDEX restore and the blocks.
-    command = [sys.executable, str(script), "upgrade", "--root", "."]
-    command += ["--", "--defaults", "--vcs-ref", target]
-    upgrade = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    # `eco_mem.py upgrade` owns conflict detection, INDEX restore and the blocks; the
+    # fleet runs its own copy, rendered at the target, and tells it which template to
+    # trust. --skip-tasks: the template's migrations would run the tree's scripts.
+    with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
+        script = OwnScripts(template, target, folder).script(answers)
+        upgrade = run_own(
+            script,
+            "upgrade",
+            *("--template", template, "--", "--defaults", "--skip-tasks", "--vcs-ref", target),
+            root=".",
+        )
     sys.stdout.write(upgrade.stdout + upgrade.stderr)  # into all-repos' log for this repo
     outcome.after = str((read_answers(HERE) or {}).get("_commit", target))
     if upgrade.returncode == 0:

@@ -1,13 +1,17 @@
 """Where eco-mem stands in every cloned repository.
 
-    python -m eco_mem_fleet.status -C all-repos.json [--json] [--report FILE] [-j N]
+    python -m eco_mem_fleet.status -C all-repos.json --template SRC [--vcs-ref REF]
+        [--json] [--report FILE] [-j N]
 
 Reads the clones all-repos-clone made (run it first for fresh data): is
 eco-mem installed, which version do its answers record, what is the newest
-tag of that template, what does `eco_mem.py verify --json` say (exit
+tag of the fleet's template, what does `eco_mem.py verify --json` say (exit
 code, errors, warnings), and what does `eco_mem.py review --json` find
-(entries per drawer, findings per kind, always-loaded bytes; installs older
-than the review command show "-"). A line per repository on stderr as each
+(entries per drawer, findings per kind, always-loaded bytes). verify and
+review are the fleet's own: --template rendered at REF (default: its newest
+tag) with each repository's answers, never the repository's copy of the
+scripts (own_scripts.py). A repository whose answers name another template
+or a path outside it is refused, one line in the table. A line per repository on stderr as each
 is done (`[i/N]`, silent under CI=true), then the table, worst first: most
 review findings, then not ok. Exit 0 only when every repository is
 installed, at the newest tag and verify-clean (review findings are advice
@@ -18,19 +22,23 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+import yaml
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
+from eco_mem_fleet.own_scripts import OwnScripts, refusal, run_own
 from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
-from eco_mem_fleet.versions import is_older, newest_tag, read_answers, script_path
+from eco_mem_fleet.versions import is_older, newest_tag, read_answers, template_source
 
 
 @dataclasses.dataclass
@@ -85,13 +93,8 @@ def worst_first(statuses: Sequence[RepoStatus]) -> list[RepoStatus]:
 
 
 def read_review(status: RepoStatus, script: Path, path: str) -> None:
-    """Fill in the review columns; leave them None when the install cannot review."""
-    done = subprocess.run(
-        [sys.executable, str(script), "review", "--json", "--root", path],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    """Fill in the review columns; leave them None when review cannot read the memory."""
+    done = run_own(script, "review", "--json", root=path)
     if done.returncode not in (0, 1):
         return  # an install older than `review`, or one too broken to read
     try:
@@ -103,7 +106,16 @@ def read_review(status: RepoStatus, script: Path, path: str) -> None:
     status.entries, status.findings, status.load_bytes = entries, findings, load_bytes
 
 
-def inspect(item: tuple[str, str]) -> RepoStatus:
+@dataclasses.dataclass(frozen=True)
+class Fleet:
+    """What every inspection shares: the fleet's template, its newest tag, its renders."""
+
+    template: str
+    newest: str
+    scripts: OwnScripts
+
+
+def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
     name, path = item
     status = RepoStatus(name)
     head = subprocess.run(
@@ -112,22 +124,27 @@ def inspect(item: tuple[str, str]) -> RepoStatus:
     if not os.path.isdir(path) or head.returncode != 0:
         status.problem = "not cloned"
         return status
-    answers = read_answers(Path(path))
+    try:
+        answers = read_answers(Path(path))
+    except (OSError, UnicodeError, yaml.YAMLError) as error:
+        status.installed = True
+        status.problem = f"refused: its answers file cannot be read ({type(error).__name__})"
+        return status
     if answers is None:
         return status
     status.installed = True
     status.version = str(answers.get("_commit", "?"))
-    status.newest = newest_tag(str(answers.get("_src_path")))
-    script = script_path(Path(path), answers)
-    if not script.is_file():
-        status.problem = "eco_mem.py missing"
+    status.newest = fleet.newest
+    status.problem = refusal(Path(path), answers, fleet.template)
+    if status.problem:
         return status
-    verify = subprocess.run(
-        [sys.executable, str(script), "verify", "--json", "--root", path],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    try:
+        script = fleet.scripts.script(answers)
+    except Exception as error:  # a bad answer the template's validators refuse
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[-1]
+        status.problem = f"refused: its answers do not render: {reason}"
+        return status
+    verify = run_own(script, "verify", "--json", root=path)
     status.verify_exit = verify.returncode
     try:
         counts = json.loads(verify.stdout)["counts"]
@@ -211,6 +228,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     cli.add_common_args(parser)
     cli.add_jobs_arg(parser)
+    parser.add_argument(
+        "--template",
+        required=True,
+        help="the fleet's eco-mem template (git URL or path): the only one it runs",
+    )
+    parser.add_argument(
+        "--vcs-ref", help="the template tag whose scripts judge (default: the newest tag)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument(
         "--report",
@@ -228,9 +253,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError:
         print(f"status: run all-repos-clone -C {args.config_filename} first", file=sys.stderr)
         return 2
+    template = template_source(args.template)
+    ref = args.vcs_ref or newest_tag(template)
+    if ref is None:
+        print(f"status: no version tag found at {template}; pass --vcs-ref", file=sys.stderr)
+        return 2
     items = [(name, os.path.join(config.output_dir, name)) for name in sorted(cloned)]
-    with mapper.thread_mapper(args.jobs) as do_map:
-        statuses = worst_first(list(do_map(counted(inspect, len(items)), items)))
+    with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
+        fleet = Fleet(template, ref, OwnScripts(template, ref, folder))
+        inspect_one = functools.partial(inspect, fleet)
+        with mapper.thread_mapper(args.jobs) as do_map:
+            statuses = worst_first(list(do_map(counted(inspect_one, len(items)), items)))
     if args.report:
         try:
             write_status_report(args.report, [s.as_json() for s in statuses])

@@ -1,12 +1,14 @@
 """Upgrade eco-mem in every cloned repository whose answers record an older version.
 
-    python -m eco_mem_fleet.upgrade -C all-repos.json [--vcs-ref REF] [--report FILE]
-        [--diff | --log FILE] [--dry-run] [-j N] [--repos ...]
+    python -m eco_mem_fleet.upgrade -C all-repos.json --template SRC [--vcs-ref REF]
+        [--report FILE] [--diff | --log FILE] [--dry-run] [-j N] [--repos ...]
 
-The target is --vcs-ref, else the newest version tag of the template each
-repository records in `_src_path`. Inside each repository the rendered
+The target is --vcs-ref, else the newest version tag of --template, pinned
+for the whole run. A repository whose answers name another template, or a
+path outside it, is refused (failed, nothing pushed). In each other one
 `eco_mem.py upgrade` does the work (conflict check, INDEX restore, blocks),
-so the fleet gives exactly its guarantees. A repository left with conflicts
+so the fleet gives exactly its guarantees; it is the fleet's own copy of
+that script, rendered from --template at the target, never the repository's. A repository left with conflicts
 is not pushed; its conflicted files are listed. Output as for install: one
 line per repository and the summary, diffs in the log or with --diff. Exit 0
 when no repository failed or conflicted, else 1.
@@ -23,8 +25,9 @@ from all_repos import autofix_lib
 
 from eco_mem_fleet import autofix
 from eco_mem_fleet.fixes import upgrade_one
+from eco_mem_fleet.own_scripts import refusal
 from eco_mem_fleet.report import Outcome
-from eco_mem_fleet.versions import is_older, newest_tag, read_answers
+from eco_mem_fleet.versions import is_older, newest_tag, read_answers, template_source
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,28 +37,30 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 every repository fine, 1 a failure or conflict, 2 usage error.",
     )
     autofix_lib.add_fixer_args(parser)
+    parser.add_argument(
+        "--template",
+        required=True,
+        help="the fleet's eco-mem template (git URL or path): the only one it runs",
+    )
     parser.add_argument("--vcs-ref", help="template tag to upgrade to (default: the newest tag)")
     autofix.add_output_args(parser)
     return parser
 
 
-def behind(vcs_ref: str | None, newest: dict[str, str]):
-    """A `select` for autofix.run: leave alone repos that lack eco-mem or are current.
-
-    Fills `newest` (template source -> newest tag) for the workers and the commit message.
-    """
+def behind(template: str, target: str):
+    """A `select` for autofix.run: leave alone repos that lack eco-mem or are current,
+    and fail those the fleet refuses to act on (another template, paths outside)."""
 
     def select(path: str, name: str) -> Outcome | None:
         answers = read_answers(Path(path))
         if answers is None:
             return Outcome(name, "upgrade", result="skipped", message="eco-mem not installed")
         installed = str(answers.get("_commit", "?"))
-        source = str(answers.get("_src_path"))
-        target = vcs_ref or newest_tag(source)
-        if target and not vcs_ref:
-            newest[source] = target
-        if target is None or is_older(installed, target):
-            return None  # the worker reports a missing tag as a failure
+        refused = refusal(Path(path), answers, template)
+        if refused:
+            return Outcome(name, "upgrade", installed, target, "failed", message=refused)
+        if is_older(installed, target):
+            return None
         return Outcome(
             name, "upgrade", installed, target, "skipped", message=f"already at {installed}"
         )
@@ -65,20 +70,20 @@ def behind(vcs_ref: str | None, newest: dict[str, str]):
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    newest: dict[str, str] = {}
-
-    def message() -> str:  # known once the repositories have been looked at
-        targets = [args.vcs_ref] if args.vcs_ref else sorted(set(newest.values()))
-        return f"Upgrade eco-mem to {', '.join(targets) or 'the newest release'}"
-
+    template = template_source(args.template)
+    # Pin one ref for the whole run: a tag pushed mid-run must not split the fleet.
+    ref = args.vcs_ref or newest_tag(template)
+    if ref is None:
+        print(f"upgrade: no version tag found at {template}; pass --vcs-ref", file=sys.stderr)
+        return 2
     return autofix.run(
         args,
         action="upgrade",
         fixer=upgrade_one,
-        select=behind(args.vcs_ref, newest),
-        msg=message,
+        select=behind(template, ref),
+        msg=f"Upgrade eco-mem to {ref}",
         branch_name="eco-mem-upgrade",
-        options={"vcs_ref": args.vcs_ref, "newest": newest},
+        options={"template": template, "vcs_ref": ref, "ref": ref},
     )
 
 

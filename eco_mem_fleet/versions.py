@@ -28,11 +28,6 @@ def read_answers(repo: Path) -> dict | None:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def script_path(repo: Path, answers: dict) -> Path:
-    skill_path = str(answers.get("skill_path") or DEFAULT_SKILL_PATH)
-    return repo / skill_path / "eco-mem" / "scripts" / "eco_mem.py"
-
-
 def parse_version(ref: object) -> Version | None:
     """`v1.2.0` -> 1.2.0; `v1.2.0-3-gabc` (git describe) -> 1.2.0.post3; else None."""
     text = str(ref or "")

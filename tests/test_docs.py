@@ -26,6 +26,7 @@ from tests.helpers import (
     PROJECT,
     commit_all,
     copy_template,
+    git,
     init_repo,
     run_script,
     snapshot_template,
@@ -336,6 +337,7 @@ def test_upgrade_without_copier_on_path_names_the_templates_venv(tmp_path: Path)
     host = init_repo(tmp_path / "demo")
     copy_template(template, host)
     commit_all(host, "Install eco-mem")
+    git(template, "tag", "v99.0.0")  # a newer release: the up-to-date answer does not apply
     bare = {**os.environ, "PATH": "/usr/bin:/bin"}
     script = ".agents/skills/eco-mem/scripts/eco_mem.py"
 
@@ -352,4 +354,4 @@ def test_upgrade_without_copier_on_path_names_the_templates_venv(tmp_path: Path)
         cwd=host, env=bare, capture_output=True, text=True,
     )  # fmt: skip
     assert followed.returncode == 0, followed.stdout + followed.stderr
-    assert "nothing changed" in followed.stdout
+    assert "nothing changed" in followed.stdout  # Copier ran: v99.0.0 is the same commit

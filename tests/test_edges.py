@@ -257,7 +257,8 @@ def test_upgrade_names_the_missing_extension_and_how_to_add_it(
     script = host / ".agents/skills/eco-mem/scripts/eco_mem.py"
 
     result = subprocess.run(
-        [sys.executable, str(script), "upgrade", "--root", str(host)],
+        # `-- --defaults`: asks for an update, so the up-to-date answer does not apply.
+        [sys.executable, str(script), "upgrade", "--root", str(host), "--", "--defaults"],
         capture_output=True, text=True, env=env, cwd=host,
     )  # fmt: skip
 
@@ -275,7 +276,7 @@ def test_upgrade_names_the_missing_extension_and_how_to_add_it(
     if _lacks(SYSTEM_PYTHON, "copier"):  # no copier at all: the same commands
         bare = {**os.environ, "PATH": "/usr/bin:/bin"}
         missing = subprocess.run(
-            [str(SYSTEM_PYTHON), str(script), "upgrade", "--root", str(host)],
+            [str(SYSTEM_PYTHON), str(script), "upgrade", "--root", str(host), "--", "--defaults"],
             capture_output=True, text=True, env=bare, cwd=host,
         )  # fmt: skip
         assert missing.returncode == 2 and "Traceback" not in missing.stderr

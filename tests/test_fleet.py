@@ -146,11 +146,13 @@ def fleet(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
         *("--repos", *clones),
         log=False,  # the default: a new log file in the temp folder
     )
-    fleet.run("upgrade-dry", "eco_mem_fleet.upgrade", "--dry-run", "--diff", ci=True, log=False)
-    fleet.run("upgrade", "eco_mem_fleet.upgrade", "-j", "2")
+    upgrade = ("eco_mem_fleet.upgrade", "--template", str(template))
+    fleet.run("upgrade-dry", *upgrade, "--dry-run", "--diff", ci=True, log=False)
+    fleet.run("upgrade", *upgrade, "-j", "2")
     clone_all(fleet.config)
-    fleet.status_table = run_module("eco_mem_fleet.status", "-C", str(fleet.config))
-    fleet.status_json = run_module("eco_mem_fleet.status", "-C", str(fleet.config), "--json")
+    status = ("eco_mem_fleet.status", "-C", str(fleet.config), "--template", str(template))
+    fleet.status_table = run_module(*status)
+    fleet.status_json = run_module(*status, "--json")
     return fleet
 
 
@@ -440,7 +442,9 @@ def test_status_exits_0_when_every_repository_is_current_and_clean(
     listed = {name: str(fleet.origins[name]) for name in ("at-v2", "team-memory", "at-v1")}
     config = write_config(tmp_path, listed)
     clone_all(config)
-    result = run_module("eco_mem_fleet.status", "-C", str(config))
+    result = run_module(
+        "eco_mem_fleet.status", "-C", str(config), "--template", str(fleet.template)
+    )
     assert result.returncode == 0, result.stdout
     assert "3 of 3 repositories ok" in result.stdout
 

@@ -33,12 +33,14 @@ def config(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
         "z-rotting": make_origin(root, "z-rotting", rotting),
     }
     config = write_config(root, {name: str(path) for name, path in origins.items()})
+    (root / "template.txt").write_text(str(template_repo), encoding="utf-8")
     clone_all(config)
     return config
 
 
 def status(config: Path, *args: str):
-    return run_module("eco_mem_fleet.status", "-C", str(config), *args)
+    template = (config.parent / "template.txt").read_text(encoding="utf-8")
+    return run_module("eco_mem_fleet.status", "-C", str(config), "--template", template, *args)
 
 
 def test_the_table_shows_the_review_worst_first(config: Path) -> None:

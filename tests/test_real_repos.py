@@ -248,7 +248,7 @@ def test_the_readme_demo_copy_from_dot_can_be_upgraded(versions: Path, tmp_path:
     assert result.stdout.count("blocks already current") <= 1
     commit_all(host, "upgraded")
     again = run_script(host, "upgrade")
-    assert again.returncode == 0 and "already at v2.1.0; nothing changed" in again.stdout
+    assert again.returncode == 0 and "already at v2.1.0, the newest release" in again.stdout
 
     moved = tmp_path / "moved" / "eco-mem"
     moved.parent.mkdir()

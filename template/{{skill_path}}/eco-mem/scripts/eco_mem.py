@@ -9,6 +9,16 @@ conflicts, or refused by a rule (nothing written), 2 usage or I/O error.
 import os
 import sys
 
+# Python puts the script's folder first on sys.path, so a host file such as
+# scripts/argparse.py would shadow the standard library for every import below.
+# Take that entry out (under -I, as the install's tasks run us, it is never there)
+# and look for our package only after the standard library and site-packages.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_FIRST = sys.path[0] if sys.path else ""
+if _FIRST and os.path.isdir(_FIRST) and os.path.samefile(_FIRST, _HERE):
+    del sys.path[0]
+sys.path.append(_HERE)
+
 # A standard stream the caller closed (`>&-`) gets the null device in its place before
 # anything opens a file: else the lock or an entry would take the free descriptor and
 # receive output meant for that stream, ours or a git subprocess's.

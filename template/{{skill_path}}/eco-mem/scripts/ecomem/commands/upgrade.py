@@ -11,8 +11,11 @@ Run `copier update --trust -a ANSWERS_FILE` for eco-mem, then check the
 result: unmerged paths, conflict markers and .rej files are listed with what
 to do, and the command exits 1. Deleted drawer INDEX files are restored and
 the AGENTS.md, CLAUDE.md and .gitignore blocks refreshed. Refuses to start on
-a dirty git tree, when the template cannot be reached, or when --vcs-ref
-names nothing. Without a terminal the recorded answers are used.
+a dirty git tree, when the template cannot be reached, when --vcs-ref
+names nothing, or when the answers file names a template this clone was
+never told to trust (`--template SRC` trusts one on purpose). Says so at
+once when the recorded version is the newest release. Without a terminal
+the recorded answers are used.
 Arguments after `--` go to copier unchanged.
 """
 EPILOG = "exit codes: 0 updated cleanly, 1 conflicts to resolve, 2 refused or failed."
@@ -34,8 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--template",
         metavar="SRC",
-        help="the template's new home (URL or path) when _src_path can no longer be reached;"
-        " recorded in the answers file and committed",
+        help="trust this template (URL or path) in this clone; when it is a new home,"
+        " also record it as _src_path in the answers file and commit that",
+    )
+    parser.add_argument(
+        "--remember-source",
+        metavar="SRC",
+        help="only record SRC as the template this clone trusts (the install's task runs this)",
     )
     parser.add_argument(
         "copier_args", nargs=argparse.REMAINDER, help="anything after -- goes to copier unchanged"
@@ -43,6 +51,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
+    from ..install import template_source
+
+    if args.remember_source is not None:
+        # The install's task: the person running `copier copy` chose this template.
+        if args.remember_source:
+            template_source.remember(root, args.remember_source)
+        return 0
+    # Nothing to do is answered here, before the upgrade machinery (and Copier) loads.
+    current = template_source.already_newest(root, args)
+    if current:
+        print(current)
+        return 0
     from ..install import upgrade
 
     return upgrade.run(root, args)

@@ -10,6 +10,13 @@ can find.
 Every failure it can foresee (not a repository, a dirty tree, a template
 that moved, a ref that does not exist) is one line and exit 2, checked
 before Copier starts; anything else Copier raises is cut to its last line.
+
+It runs only a template this clone was told to trust (template_source.py):
+`--trust` lets Copier execute the template's tasks and migrations, so an
+`_src_path` a commit changed is refused, never run. Nothing read from a file
+reaches git as an option: `--` comes before it, and a source or ref that
+starts with `-` is refused. (commands/upgrade.py answers an install that is
+already at the newest tag before this module is even imported.)
 """
 
 from __future__ import annotations
@@ -26,14 +33,13 @@ from ..errors import UsageError
 from ..git import git
 from ..safe_open import make_folders, replace, write_text
 from ..store.load import INDEX
+from . import template_source
 from .answers import read_answers, read_text
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
+from .template_source import REMOTE, location, refuse_option
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
-# A URL with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
-REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
-SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
 TRACEBACK = "Traceback (most recent call last)"
 
 
@@ -81,10 +87,12 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
     if not memory.is_dir() or not missing:
         return []
     data = [f"--data={key}={value}" for key, value in answers.items() if not key.startswith("_")]
+    source, ref = answers.get("_src_path", ""), answers.get("_commit", "HEAD")
+    refuse_option("_src_path", source)
+    refuse_option("_commit", ref)
     with tempfile.TemporaryDirectory(prefix="eco-mem-restore.") as scratch:
         command = [*copier, "copy", "--trust", "--defaults", "--skip-tasks", "--quiet"]
-        command += ["--vcs-ref", answers.get("_commit", "HEAD"), *data]
-        command += [answers["_src_path"], scratch]
+        command += [f"--vcs-ref={ref}", *data, "--", source, scratch]
         render = subprocess.run(command, capture_output=True, text=True)
         if render.returncode != 0:
             # Say so: a missing INDEX must not hide behind a clean-looking upgrade.
@@ -104,23 +112,12 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
         return restored
 
 
-def location(source: str, root: Path) -> str:
-    """Where git finds `source`: a URL with Copier's gh:/gl: shortcuts expanded, or an
-    absolute path (a relative one is read from the repository, as Copier reads it)."""
-    if not REMOTE.match(source):
-        return str((root / Path(source).expanduser()).resolve())
-    for short, long in SHORTCUTS.items():
-        if source.startswith(short):
-            return long + source[len(short) :]
-    return source
-
-
 def source_problem(source: str, root: Path) -> str:
     """Why Copier could not read the template at `source`, or "" if it can."""
     where = location(source, root)
     if REMOTE.match(source):
         probe = subprocess.run(
-            ["git", "ls-remote", "--exit-code", where, "HEAD"],
+            ["git", "ls-remote", "--exit-code", "--", where, "HEAD"],
             capture_output=True,
             text=True,
             env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # never stop to ask for a password
@@ -144,24 +141,33 @@ def ref_exists(source: str, root: Path, ref: str) -> bool:
     if REMOTE.match(source):
         if re.fullmatch(r"[0-9a-f]{7,40}", ref):
             return True  # a commit cannot be looked up without cloning; let Copier try
-        listed = git(root, "ls-remote", where, f"refs/tags/{ref}", f"refs/heads/{ref}")
+        listed = git(root, "ls-remote", "--", where, f"refs/tags/{ref}", f"refs/heads/{ref}")
         return bool(listed.stdout.strip())
-    return git(Path(where), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode == 0
+    found = git(
+        Path(where), "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"
+    )
+    return found.returncode == 0
 
 
 def newest_tags(source: str, root: Path, count: int = 3) -> list[str]:
     where = location(source, root)
-    listed = git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", where).stdout
+    listed = git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", "--", where).stdout
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines()[:count]]
 
 
 def point_at_template(root: Path, answers_file: Path, source: str) -> None:
-    """Record the template's new home in the answers file, committed so Copier sees a clean tree."""
+    """Trust `source` in this clone, and record it in the answers file when it is a new
+    home, committed so Copier sees a clean tree."""
+    refuse_option("--template", source)
     problem = source_problem(source, root)
     if problem:
         raise UsageError(f"--template {source} cannot be reached: {problem}")
     if not REMOTE.match(source):
         source = location(source, root)
+    current = read_answers(answers_file).get("_src_path", "")
+    if current and location(current, root) == location(source, root):
+        template_source.remember(root, current)  # the same home, now trusted on purpose
+        return
     text = read_text(answers_file)
     new, count = re.subn(r"(?m)^_src_path:.*$", f"_src_path: {source}", text)
     if count != 1:
@@ -172,6 +178,7 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
     if committed.returncode != 0:
         write_text(root, answers_file, text, follow=True)
         raise UsageError(f"could not commit the new _src_path: {committed.stderr.strip()}")
+    template_source.remember(root, source)
     print(f"{protocol.ANSWERS_FILE}: _src_path is now {source} (committed)")
 
 
@@ -211,12 +218,16 @@ def run_copier(command: list[str], root: Path) -> tuple[int, str]:
 
 
 def refresh(root: Path, command: str) -> tuple[int, str]:
-    """Run one of the installed script's commands (`blocks`, `track`) and return what it said."""
-    script = root / protocol.SKILL_DIR / "scripts" / "eco_mem.py"
+    """Run one of this script's commands (`blocks`, `track`) and return what it said.
+
+    This script, not whatever the tree holds: run from the repository's copy that is
+    the file Copier just updated; run by the fleet from its own copy, the repository's
+    is never executed. `-I` keeps the script's folder off the front of sys.path."""
+    script = Path(__file__).resolve().parents[2] / "eco_mem.py"
     if not script.is_file():
         return 0, ""
     done = subprocess.run(
-        [sys.executable, str(script), command, "--root", str(root)],
+        [sys.executable, "-I", str(script), command, "--root", str(root)],
         cwd=root,
         capture_output=True,
         text=True,
@@ -248,24 +259,31 @@ def ignored_install(root: Path) -> str:
     )
 
 
-def venv_hint(answers_file: Path) -> str:
-    """When the recorded template has Copier in its own .venv: how to use that one."""
+def venv_hint(root: Path, answers_file: Path) -> str:
+    """When the recorded template has Copier in its own .venv: how to use that one.
+
+    Only for a template outside this repository, and after PATH's own folders: a
+    folder the repository supplies must never come first when commands are found."""
     try:
         source = read_answers(answers_file).get("_src_path", "")
     except (OSError, UnicodeError):
         return ""
-    found = template_venv_bin(source)
+    found = None
+    if source and not REMOTE.match(source) and os.path.isabs(source):
+        inside = Path(source).resolve()
+        if inside != root.resolve() and root.resolve() not in inside.parents:
+            found = template_venv_bin(str(inside))
     if not found:
         return ". Install it with its extension"
     return (
-        f". The template's own virtual environment has one: run `PATH={found}{os.pathsep}$PATH"
+        f". The template's own virtual environment has one: run `PATH=$PATH{os.pathsep}{found}"
         f" python3 {protocol.SKILL_DIR}/scripts/eco_mem.py upgrade`."
         " Or install Copier with its extension"
     )
 
 
-def preflight(root: Path, args) -> tuple[Path, list[str]]:
-    """Check everything that can be checked before Copier runs; return answers file and copier."""
+def installed_answers(root: Path) -> Path:
+    """The answers file of the install at `root`, or a usage error."""
     if git(root, "rev-parse", "--show-toplevel").returncode != 0:
         raise UsageError(f"{root} is not a git repository")
     answers_file = root / protocol.ANSWERS_FILE
@@ -273,9 +291,17 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
         raise UsageError(
             f"{protocol.ANSWERS_FILE} not found under {root}; is eco-mem installed here?"
         )
+    return answers_file
+
+
+def preflight(root: Path, args) -> tuple[Path, list[str]]:
+    """Check everything that can be checked before Copier runs; return answers file and copier."""
+    answers_file = installed_answers(root)
     copier = copier_command()
     if copier is None:
-        raise UsageError(f"copier not found on PATH{venv_hint(answers_file)}: {install_hint()}")
+        raise UsageError(
+            f"copier not found on PATH{venv_hint(root, answers_file)}: {install_hint()}"
+        )
     if missing_extension(copier):
         raise UsageError(
             f"{copier[0]} cannot import copier_template_extensions, which this template"
@@ -291,20 +317,23 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
     if args.template:
         point_at_template(root, answers_file, args.template)
     source = read_answers(answers_file).get("_src_path", "")
+    template_source.check_trusted(root, source, protocol.ANSWERS_FILE)
     problem = source_problem(source, root)
     if problem:
         raise UsageError(
             f"_src_path in {protocol.ANSWERS_FILE} ({source}) cannot be reached: {problem}."
             " If the template moved, run: eco_mem.py upgrade --template NEW-URL-OR-PATH"
         )
+    if args.vcs_ref:
+        refuse_option("--vcs-ref", args.vcs_ref)
     if args.vcs_ref and not ref_exists(source, root, args.vcs_ref):
         tags = ", ".join(newest_tags(source, root)) or "none"
         raise UsageError(f"--vcs-ref {args.vcs_ref} is not in {source} (newest tags: {tags})")
     return answers_file, copier
 
 
-def restore_command(root: Path) -> int:
-    """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
+def strip_rows(root: Path) -> None:
+    """Move desk rows out of the working INDEX (desks are listed by their files now)."""
     from .desk_rows import strip_desk_rows
 
     try:
@@ -318,6 +347,11 @@ def restore_command(root: Path) -> int:
             f"{protocol.MEMORY_DIR}/working/INDEX.md: {moved} desk row(s) removed;"
             " desks are listed by their files now. Commit the INDEX."
         )
+
+
+def restore_command(root: Path) -> int:
+    """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
+    strip_rows(root)
     memory = root / protocol.MEMORY_DIR
     if all((memory / drawer / INDEX).exists() for drawer in protocol.DRAWERS):
         return 0  # the usual case: nothing to render, copier not needed
@@ -333,11 +367,14 @@ def restore_command(root: Path) -> int:
 def run(root: Path, args) -> int:
     answers_file, copier = preflight(root, args)
     before = read_answers(answers_file).get("_commit", "?")
+    # --trust only here: preflight refused any source this clone does not trust.
     command = [*copier, "update", "--trust", "-a", protocol.ANSWERS_FILE, *copier_arguments(args)]
     code, crash = run_copier(command, root)
     answers = read_answers(answers_file)  # as the update left them
     after = answers.get("_commit", "?")
 
+    if "--skip-tasks" in args.copier_args:
+        strip_rows(root)  # the after-migration's other half, which --skip-tasks skipped
     restored = restore_missing_indexes(root, copier, answers)
     # The after-migrations already ran these between tags; run them again for
     # untagged updates, and speak only when they changed something.

@@ -1,0 +1,131 @@
+"""The fleet's own copy of eco-mem's scripts, and the checks before it acts on a repository.
+
+A repository's `<skill>/eco-mem/scripts/` is data a commit can change; the
+fleet runs with the organisation's token in its environment, so it never
+executes that copy, never imports from it and never builds a path to run
+from it. Instead it renders the template it was started with (`--template`,
+at the one ref pinned for the run) into a temporary folder, with the
+repository's answers so SKILL_DIR, MEMORY_DIR and the rest match, and runs
+that `eco_mem.py` under `python -I` with `--root` pointing at the clone.
+One render per distinct set of answers per run; most fleets need one.
+
+Before anything runs, `refusal` turns down a repository whose answers name
+another template than the fleet's, a path that leaves the repository, or a
+ref that would read as an option.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import copier
+
+from eco_mem_fleet.versions import ANSWERS_FILE, DEFAULT_SKILL_PATH
+
+DEFAULT_MEMORY_PATH = ".agents/memory"
+SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
+# Tags, branch names and commit hashes; never anything git could read as an option.
+SAFE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
+
+
+def same_source(recorded: object, configured: str) -> bool:
+    """Whether an answers file's `_src_path` names the fleet's template (gh:/gl: expanded,
+    a local path compared by where it leads)."""
+    if not isinstance(recorded, str) or not recorded or recorded.startswith("-"):
+        return False
+
+    def where(source: str) -> str:
+        for short, long in SHORTCUTS.items():
+            if source.startswith(short):
+                return long + source[len(short) :]
+        if os.path.isabs(source):
+            return os.path.realpath(source)
+        return source
+
+    return where(recorded) == where(configured)
+
+
+def leaves(repo: Path, value: object) -> bool:
+    """True when an answered folder is not a plain relative path that stays in `repo`."""
+    if not isinstance(value, str) or not value or os.path.isabs(value):
+        return True
+    if ".." in Path(value).parts or value.startswith("~"):
+        return True
+    top = os.path.realpath(repo)
+    real = os.path.realpath(os.path.join(top, value))
+    return real != top and not real.startswith(top + os.sep)
+
+
+def refusal(repo: Path, answers: dict, template: str) -> str:
+    """Why the fleet will not act on this repository ("refused: ..."), or ""."""
+    if (repo / ANSWERS_FILE).is_symlink():
+        return f"refused: {ANSWERS_FILE} is a symbolic link"
+    source = answers.get("_src_path")
+    if not same_source(source, template):
+        return f"refused: its answers name template {source!r}, not the fleet's {template}"
+    defaults = {"skill_path": DEFAULT_SKILL_PATH, "memory_path": DEFAULT_MEMORY_PATH}
+    for key, default in defaults.items():
+        value = answers.get(key, default)
+        if leaves(repo, value):
+            return f"refused: {key} {value!r} leaves the repository"
+    commit = answers.get("_commit")
+    if commit is not None and not SAFE_REF.fullmatch(str(commit)):
+        return f"refused: _commit {str(commit)!r} is not a ref"
+    return ""
+
+
+def answered(answers: dict) -> dict:
+    """The questions' answers (no `_` keys), plain scalars only: what the render needs."""
+    return {
+        key: value
+        for key, value in answers.items()
+        if not str(key).startswith("_") and isinstance(value, (str, bool, int, float))
+    }
+
+
+class OwnScripts:
+    """Renders of the fleet's template at one ref, one per set of answers, in `folder`."""
+
+    def __init__(self, template: str, ref: str, folder: str) -> None:
+        self.template, self.ref, self.folder = template, ref, Path(folder)
+        self._lock = threading.Lock()  # Copier renders one at a time in a process
+        self._renders: dict[str, Path] = {}
+
+    def script(self, answers: dict) -> Path:
+        """This template's `eco_mem.py`, rendered with `answers` (check `refusal` first)."""
+        data = answered(answers)
+        key = json.dumps(data, sort_keys=True)
+        with self._lock:
+            if key not in self._renders:
+                render = self.folder / f"render-{len(self._renders)}"
+                copier.run_copy(
+                    self.template,
+                    render,
+                    data=data,
+                    defaults=True,
+                    unsafe=True,  # the fleet's own template, pinned: its extensions load
+                    skip_tasks=True,
+                    quiet=True,
+                    vcs_ref=self.ref,
+                )
+                skill_path = str(data.get("skill_path") or DEFAULT_SKILL_PATH)
+                self._renders[key] = render / skill_path / "eco-mem" / "scripts" / "eco_mem.py"
+            return self._renders[key]
+
+
+def run_own(script: Path, command: str, *args: str, root: str) -> subprocess.CompletedProcess:
+    """`python -I OWN/eco_mem.py COMMAND --root ROOT ARGS`: -I keeps the script's folder,
+    the current folder and PYTHON* variables out of the import path."""
+    return subprocess.run(
+        # An absolute root: some commands hand it to `git -C` beside paths under it.
+        [sys.executable, "-I", str(script), command, "--root", os.path.abspath(root), *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )

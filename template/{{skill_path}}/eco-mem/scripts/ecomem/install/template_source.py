@@ -1,0 +1,145 @@
+"""Which template this clone trusts `upgrade` to run, kept where no commit reaches.
+
+The answers file is committed, so its `_src_path` is whatever the last commit
+says: a one-line edit on a branch would make `upgrade` run another template
+with `--trust` (its tasks and migrations execute on this machine). The source
+a person chose (the install's task, or `upgrade --template SRC`) is recorded
+in the clone's common git dir instead; `upgrade` runs a source only when the
+answers file and that record agree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .. import protocol
+from ..errors import UsageError
+from ..git import git_dirs, run_git
+
+RECORD = os.path.join("eco-mem", "template-source")
+# A URL with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
+REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
+SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
+
+
+def refuse_option(what: str, value: str) -> None:
+    """Data that reaches git or Copier as an argument must never read as an option."""
+    if value.startswith("-"):
+        raise UsageError(f"{what} {value!r} starts with '-': refused, it would read as an option")
+
+
+def location(source: str, root: Path) -> str:
+    """Where git finds `source`: a URL with Copier's gh:/gl: shortcuts expanded, or an
+    absolute path (a relative one is read from the repository, as Copier reads it)."""
+    if not REMOTE.match(source):
+        return str((root / Path(source).expanduser()).resolve())
+    for short, long in SHORTCUTS.items():
+        if source.startswith(short):
+            return long + source[len(short) :]
+    return source
+
+
+def _record_path(root: Path) -> Path | None:
+    dirs = git_dirs(root)  # read from .git itself: no git started on the fast path
+    if dirs:
+        return dirs[1] / RECORD
+    try:
+        code, out = run_git(root, "rev-parse", "--git-common-dir")
+    except OSError:
+        return None
+    common = out.decode("utf-8", "replace").strip()
+    if code != 0 or not common:
+        return None
+    return (root / common).resolve() / RECORD  # git answers relative to root
+
+
+def recorded(root: Path) -> str | None:
+    """The source this clone was told to trust, or None when nobody told it yet."""
+    path = _record_path(root)
+    try:
+        text = path.read_text(encoding="utf-8").strip() if path else ""
+    except (OSError, UnicodeError):
+        return None
+    return text or None
+
+
+def remember(root: Path, source: str) -> bool:
+    """Record `source` (as git will find it) for this clone; False outside a git repository."""
+    refuse_option("template source", source)
+    path = _record_path(root)
+    if path is None:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_name(path.name + ".new")
+    scratch.write_text(location(source, root) + "\n", encoding="utf-8")
+    os.replace(scratch, path)
+    return True
+
+
+def check_trusted(root: Path, source: str, answers_name: str) -> None:
+    """Refuse an answers-file source this clone was never told to trust."""
+    refuse_option(f"_src_path in {answers_name}", source)
+    trusted = recorded(root)
+    move = f"run `eco_mem.py upgrade --template {source}` once to trust it on purpose"
+    if trusted is None:
+        raise UsageError(
+            f"no template source is recorded for this clone; {answers_name} names {source}."
+            f" If that is the template you mean, {move}"
+        )
+    if location(source, root) != trusted:
+        raise UsageError(
+            f"_src_path in {answers_name} ({source}) is not the template this clone trusts"
+            f" ({trusted}); a commit changed it. To switch templates on purpose, {move}"
+        )
+
+
+RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)")
+
+
+def newest_release(source: str, root: Path) -> str | None:
+    """The highest plain release tag (`v1.2.0`, no pre-release) at `source`, as Copier
+    picks it by default; None when git cannot list it or there is none."""
+    try:
+        code, out = run_git(root, "ls-remote", "--tags", "--refs", "--", location(source, root))
+    except OSError:
+        return None
+    if code != 0:
+        return None
+    best: tuple[tuple[int, ...], str] | None = None
+    for line in out.decode("utf-8", "replace").splitlines():
+        tag = line.rsplit("refs/tags/", 1)[-1]
+        match = RELEASE.fullmatch(tag)
+        if match:
+            key = (tuple(int(part) for part in match.group(1).split(".")), tag)
+            best = key if best is None or key > best else best
+    return best[1] if best else None
+
+
+def already_newest(root: Path, args) -> str:
+    """The one line `upgrade` prints when there is nothing to upgrade to, else "".
+
+    Asked before Copier is even looked for (an update renders both versions and
+    compares them: seconds): nothing was asked for beyond the newest release,
+    the source is trusted, every drawer INDEX is there, and the recorded
+    `_commit` is that release. Raises UsageError for an untrusted source.
+    """
+    from .answers import read_answers
+
+    if args.template or args.data or [arg for arg in args.copier_args if arg != "--"]:
+        return ""
+    answers_file = root / protocol.ANSWERS_FILE
+    if not answers_file.is_file():
+        return ""  # upgrade itself says what is wrong
+    answers = read_answers(answers_file)
+    source, recorded_commit = answers.get("_src_path", ""), answers.get("_commit", "")
+    check_trusted(root, source, protocol.ANSWERS_FILE)
+    if not recorded_commit or (args.vcs_ref and args.vcs_ref != recorded_commit):
+        return ""
+    memory = root / protocol.MEMORY_DIR
+    if not all((memory / drawer / "INDEX.md").exists() for drawer in protocol.DRAWERS):
+        return ""
+    if newest_release(source, root) != recorded_commit:
+        return ""
+    return f"eco-mem is already at {recorded_commit}, the newest release of {source}; nothing to do"

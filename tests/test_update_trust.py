@@ -1,0 +1,223 @@
+"""`eco_mem.py upgrade` runs only a template this clone was told to trust, never reads
+repository data as a git option, answers an up-to-date install without Copier, and the
+install's tasks never run a module the host left in the scripts folder (issue 27).
+
+Real copier, real git, temp folders; the attacker's template is a real tagged template
+whose migration and task would leave a marker file if they ever ran.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import (
+    ANSWERS,
+    SKILL,
+    assert_exit,
+    assert_no_traceback,
+    commit_all,
+    copy_template,
+    git,
+    init_repo,
+    replace_in,
+    run_script,
+    snapshot_template,
+)
+
+
+def attacker_template(root: Path, marker: Path) -> Path:
+    """Our template, tagged higher, with a task and a migration that touch `marker`."""
+
+    def poison(repo: Path) -> None:
+        with (repo / "copier.yml").open("a", encoding="utf-8") as config:
+            config.write(f'  - command: ["touch", "{marker}"]\n')
+        replace_in(
+            repo / "copier.yml", "_tasks:\n", f'_tasks:\n  - command: ["touch", "{marker}"]\n'
+        )
+
+    return snapshot_template(root / "attacker", "v9.0.0", mutate=poison)
+
+
+def set_source(host: Path, source: str) -> None:
+    """The one-line `_src_path:` edit a branch can make, committed."""
+    text = (host / ANSWERS).read_text(encoding="utf-8")
+    lines = [
+        f"_src_path: {source}" if line.startswith("_src_path:") else line
+        for line in text.splitlines()
+    ]
+    (host / ANSWERS).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    commit_all(host, "point at another template")
+
+
+@pytest.fixture
+def host(template_repo: Path, dst: Path) -> Path:
+    copy_template(template_repo, dst)
+    commit_all(dst, "install eco-mem")
+    return dst
+
+
+def test_an_edited_src_path_is_refused_and_its_template_never_runs(
+    host: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "attacker-ran"
+    attacker = attacker_template(tmp_path, marker)
+    set_source(host, str(attacker))
+
+    result = assert_exit(run_script(host, "upgrade"), 2)
+    assert_no_traceback(result)
+    assert "is not the template this clone trusts" in result.stderr
+    assert f"eco_mem.py upgrade --template {attacker}" in result.stderr  # how, on purpose
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not marker.exists()
+    assert git(host, "status", "--porcelain") == ""
+
+
+def test_a_fresh_clone_names_its_source_once_then_upgrades(
+    host: Path, template_repo: Path, tmp_path: Path
+) -> None:
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(host), str(clone))
+    git(clone, "config", "user.email", "t@example.com")
+    git(clone, "config", "user.name", "t")
+
+    refused = assert_exit(run_script(clone, "upgrade"), 2)
+    assert "no template source is recorded for this clone" in refused.stderr
+    assert f"--template {template_repo}" in refused.stderr
+
+    done = assert_exit(run_script(clone, "upgrade", "--template", str(template_repo)), 0)
+    assert "already at" in done.stdout
+    assert git(clone, "status", "--porcelain") == ""  # the same home: nothing to commit
+    assert_exit(run_script(clone, "upgrade"), 0)  # trusted from now on
+
+
+@pytest.mark.parametrize("how", ["answers", "--template"])
+def test_a_source_that_reads_as_a_git_option_runs_nothing(
+    host: Path, tmp_path: Path, how: str
+) -> None:
+    marker = tmp_path / "upload-pack-ran"
+    source = f"--upload-pack=touch {marker}"
+    if how == "answers":
+        set_source(host, f'"{source}"')
+        result = run_script(host, "upgrade")
+    else:
+        result = run_script(host, "upgrade", f"--template={source}")
+
+    assert_exit(result, 2)
+    assert_no_traceback(result)
+    assert "starts with '-'" in result.stderr
+    assert not marker.exists()
+
+
+def test_a_ref_that_reads_as_an_option_is_refused(host: Path) -> None:
+    result = assert_exit(run_script(host, "upgrade", "--vcs-ref=--output=x"), 2)
+    assert "starts with '-'" in result.stderr
+
+
+def fake_copier(folder: Path, marker: Path) -> dict[str, str]:
+    """An environment whose first `copier` on PATH only leaves `marker`."""
+    folder.mkdir()
+    fake = folder / "copier"
+    fake.write_text(f"#!/bin/sh\ntouch {marker}\nexit 3\n", encoding="utf-8")
+    fake.chmod(0o755)
+    return {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_an_up_to_date_upgrade_answers_in_one_line_without_copier(
+    host: Path, template_repo: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "copier-ran"
+    env = fake_copier(tmp_path / "bin", marker)
+    script = host / SKILL / "scripts/eco_mem.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "upgrade"],
+        cwd=host,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert_exit(result, 0)
+    assert result.stdout.splitlines() == [
+        f"eco-mem is already at v0.0.1, the newest release of {template_repo}; nothing to do"
+    ]
+    assert not marker.exists()
+
+
+def test_the_copier_hint_appends_the_templates_venv_to_path(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    # Copier not found; the template (outside the repository) has it in its .venv.
+    outside = tmp_path / "template-clone"
+    shutil.copytree(template_repo, outside, symlinks=True)
+    (outside / ".venv/bin").mkdir(parents=True)
+    (outside / ".venv/bin/copier").write_text("#!/bin/sh\n", encoding="utf-8")
+    host = init_repo(tmp_path / "host")
+    copy_template(outside, host)
+    git(outside, "tag", "v0.0.2")  # a newer release, so the fast answer does not apply
+    commit_all(host, "install eco-mem")
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if python is None or subprocess.run([python, "-c", "import copier"]).returncode == 0:
+        pytest.skip("needs a python3 without copier")
+    git_dir = os.path.dirname(shutil.which("git") or "/usr/bin/git")
+    result = subprocess.run(
+        [python, str(host / SKILL / "scripts/eco_mem.py"), "upgrade"],
+        cwd=host,
+        env={**os.environ, "PATH": git_dir},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert_exit(result, 2)
+    assert f"PATH=$PATH{os.pathsep}{outside / '.venv/bin'} " in result.stderr
+    assert f"PATH={outside}" not in result.stderr
+
+
+def test_a_host_module_in_the_scripts_folder_never_runs_during_copy(
+    template_repo: Path, dst: Path, tmp_path: Path
+) -> None:
+    # A repository without eco-mem already holds <skill>/scripts/argparse.py; the copy
+    # keeps it, and its tasks (blocks, track) must not import it in place of the stdlib.
+    marker = tmp_path / "shadow-ran"
+    scripts = dst / SKILL / "scripts"
+    scripts.mkdir(parents=True)
+    for name in ("argparse.py", "json.py", "subprocess.py"):
+        (scripts / name).write_text(
+            f"open({str(marker)!r}, 'a').write({name!r})\nraise SystemExit(9)\n",
+            encoding="utf-8",
+        )
+    commit_all(dst, "a host module where the skill goes")
+
+    copy_template(template_repo, dst)
+
+    assert not marker.exists()
+    assert (dst / "AGENTS.md").is_file()  # the blocks task ran, from our modules
+    # And the script run by hand, as a person or hook does, keeps the stdlib first too.
+    result = run_script(dst, "verify")
+    assert result.returncode in (0, 1), result.stderr
+    assert not marker.exists()
+
+
+def test_an_up_to_date_upgrade_loads_none_of_the_upgrade_machinery(host: Path) -> None:
+    # Issue 28 item 8: the answer comes before Copier's set-up, the upgrade and the
+    # driver load, which is what keeps it near verify's cost (benchmarks/upgrade_current.py
+    # measures the ratio; a timed test would only measure the machine's load).
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", str(host / SKILL / "scripts/eco_mem.py"), "upgrade"],
+        cwd=host,
+        capture_output=True,
+        text=True,
+    )
+    assert_exit(result, 0)
+    assert "nothing to do" in result.stdout, result.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()}
+    assert "ecomem.commands.upgrade" in loaded
+    assert (
+        not {"ecomem.install.upgrade", "ecomem.install.copier_setup", "ecomem.install.driver"}
+        & loaded
+    )
