@@ -16,6 +16,8 @@ import os
 import posixpath
 from pathlib import Path
 
+from . import protocol
+
 
 def escapes(relpath: str) -> bool:
     """True when `relpath`, read as text, is absolute or climbs out of its folder."""
@@ -65,7 +67,13 @@ def text_problem(relpath: str, memory_dir: str) -> str | None:
     memory = posixpath.normpath(memory_dir).casefold()
     if folded == memory or folded.startswith(memory + "/"):
         return IN_MEMORY
+    # A package store (`init PATH`) is memory too, whichever store is in use.
+    if _ROOT_MEMORY in folded and f"/{_ROOT_MEMORY}/" in f"/{folded}/":
+        return IN_MEMORY
     return None
+
+
+_ROOT_MEMORY = posixpath.normpath(protocol.ROOT_MEMORY_DIR).casefold()
 
 
 def link_problem(root: Path, relpath: str, memory_dir: str) -> str | None:

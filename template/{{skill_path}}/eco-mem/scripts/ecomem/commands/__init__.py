@@ -32,6 +32,7 @@ TABLE = {
     "catalog-migrate": "catalog_migrate",
     "restore-indexes": "restore_indexes",
     "uninstall": "uninstall",
+    "init": "init",
     # Merging parallel branches (docs/teamwork.md).
     "merge-catalog": "merge_catalog",
     "resolve": "resolve",

@@ -33,6 +33,7 @@ exit codes:
 
 --json prints one object:
   {"version": 1, "root": str, "memory": str, "ok": bool,
+   "stores": [str],   # every store checked: the root's memory folder, then packages'
    "counts": {"error": int, "warning": int},
    "findings": [{"path": str, "line": int, "rule": str,
                  "severity": "error"|"warning", "message": str}],
@@ -67,21 +68,39 @@ def collect(
     notes: list[str] | None = None,
     default_branch: str | None = None,
 ) -> list[Finding]:
-    """Every finding for the store under `root`; rules that could not run add to `notes`."""
-    store, findings = load_store(root)
-    if store.drawers:
-        # Both git questions go out first: git answers on the other core
-        # while the rules below run.
-        hidden = tracking.HiddenCheck(root)
+    """Every finding for every store under `root` (the root's and each package's, as git's
+    index lists them); rules that could not run add to `notes`."""
+    from ..store import stores
+
+    findings: list[Finding] = []
+    hidden = None
+    for memory_dir in stores.all_stores(root):
+        stores.use(memory_dir)
+        store, found = load_store(root)
+        findings += found
+        if not store.drawers:
+            continue
+        if hidden is None:
+            # Both git questions go out first: git answers on the other core while the
+            # rules below run. One ignore check covers every store's paths.
+            hidden = tracking.HiddenCheck(root)
         git_rules = start_git_checks(store, staged, default_branch)
         findings += registry.check_store(store, today)
         findings += git_rules()
+    stores.use(stores.ROOT)
+    if hidden is not None:
         try:
             findings += hidden.findings()
         except tracking.NotAWorkTree as why:
             if notes is not None:
                 notes.append(f"git.ignored skipped: not a git work tree ({why})")
     return sorted(set(findings))
+
+
+def stores_checked(root: Path) -> list[str]:
+    from ..store.stores import all_stores
+
+    return all_stores(root)
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
@@ -111,6 +130,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
             "version": 1,
             "root": str(root),
             "memory": protocol.MEMORY_DIR,
+            "stores": stores_checked(root),
             "ok": failing == 0,
             "counts": counts,
             "findings": [finding.as_dict() for finding in findings],

@@ -40,22 +40,28 @@ def _pattern(path: str, under: bool = False) -> str:
 
 
 def block_lines(root: Path) -> list[str]:
-    """The block's lines: one per drawer catalog that exists, nothing when none does."""
-    lines = []
-    for drawer in protocol.DRAWERS:
-        path = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
-        if (root / path).is_file():
-            lines.append(f"{_pattern(path)} merge={DRIVER}")
+    """The block's lines: one per drawer catalog that exists, in every store (the root's
+    and each package's), nothing when none does."""
+    from ..store.stores import all_stores
+
+    lines, memories = [], []
+    for memory_dir in all_stores(root):
+        for drawer in protocol.DRAWERS:
+            path = f"{memory_dir}/{drawer}/{INDEX}"
+            if (root / path).is_file():
+                lines.append(f"{_pattern(path)} merge={DRIVER}")
+                if memory_dir not in memories:
+                    memories.append(memory_dir)
     if not lines:
         return []
-    return [BLOCK_NOTE, *lines, *eol_lines()]
+    return [BLOCK_NOTE, *lines, *eol_lines(memories)]
 
 
-def eol_lines() -> list[str]:
+def eol_lines(memories: list[str] | None = None) -> list[str]:
     """Memory and skill check out with LF on every platform: Git for Windows checks text
     out with CRLF (core.autocrlf=true), which verify reads as `file.crlf`."""
     return [
-        f"{_pattern(protocol.MEMORY_DIR, under=True)} text eol=lf",
+        *(f"{_pattern(memory, under=True)} text eol=lf" for memory in memories or [protocol.MEMORY_DIR]),
         f"{_pattern(protocol.SKILL_DIR, under=True)} text eol=lf",
     ]
 

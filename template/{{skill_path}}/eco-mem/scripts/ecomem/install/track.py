@@ -65,8 +65,13 @@ class TrackError(Exception):
     """The paths cannot be re-included from the root .gitignore; says what to add where."""
 
 
-def future_entries() -> list[str]:
-    return [f"{protocol.MEMORY_DIR}/{drawer}/{FUTURE_ENTRY[drawer]}" for drawer in DURABLE]
+def future_entries(memory_dirs: list[str] | None = None) -> list[str]:
+    """The names the next entries of each store would take (default: the store in use)."""
+    return [
+        f"{memory_dir}/{drawer}/{FUTURE_ENTRY[drawer]}"
+        for memory_dir in memory_dirs or [protocol.MEMORY_DIR]
+        for drawer in DURABLE
+    ]
 
 
 def paths_to_keep(root: Path) -> list[str]:
@@ -84,14 +89,19 @@ def paths_to_keep(root: Path) -> list[str]:
         subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
         relative = Path(folder).relative_to(root).as_posix()
         keep += [f"{relative}/{name}" for name in sorted(files)]
-    memory = root / protocol.MEMORY_DIR
-    if memory.is_dir():
+    from ..store.stores import all_stores
+
+    memories = all_stores(root)  # the root's store and every package store
+    for memory_dir in memories:
+        memory = root / memory_dir
+        if not memory.is_dir():
+            continue
         for item in sorted(os.scandir(memory), key=lambda child: child.name):
             if item.is_dir(follow_symlinks=False) and item.name in protocol.DRAWERS:
-                keep += _drawer_paths(item.path, f"{protocol.MEMORY_DIR}/{item.name}", item.name)
+                keep += _drawer_paths(item.path, f"{memory_dir}/{item.name}", item.name)
             elif not item.is_dir():
-                keep.append(f"{protocol.MEMORY_DIR}/{item.name}")  # e.g. a tool's ignore file
-    keep += future_entries()
+                keep.append(f"{memory_dir}/{item.name}")  # e.g. a tool's ignore file
+    keep += future_entries(memories)
     return list(dict.fromkeys(keep))
 
 
@@ -154,10 +164,13 @@ class HiddenCheck:
     """
 
     def __init__(self, root: Path) -> None:
+        from ..store.stores import all_stores
+
+        self._future = future_entries(all_stores(root))
         self._check = IgnoreCheck(root, paths_to_keep(root))
 
     def findings(self) -> list[Finding]:
-        future = dict.fromkeys(future_entries())
+        future = dict.fromkeys(self._future)
         findings = []
         for path, hide in sorted(self._check.hidden().items()):
             if path in future:
@@ -224,7 +237,10 @@ def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False
             rules.append(f"!/{_escape(anchored)}/**")
         return rules
     parent, _, name = prefix.rpartition("/")
-    if parent in {f"{protocol.MEMORY_DIR}/{drawer}" for drawer in DURABLE} and name.endswith(".md"):
+    store, _, drawer = parent.rpartition("/")
+    memory = protocol.ROOT_MEMORY_DIR
+    in_a_store = store == memory or store.endswith("/" + memory)  # a package store's too
+    if drawer in DURABLE and in_a_store and name.endswith(".md"):
         folder = anchored.rpartition("/")[0]
         # Every entry of the drawer, including the ones not written yet.
         return [f"!/{_escape(folder)}/*.md" if folder else "!/*.md"]

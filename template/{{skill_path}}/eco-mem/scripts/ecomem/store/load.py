@@ -59,7 +59,9 @@ class Store:
         self.drawers: dict[str, Drawer] = {}
 
 
-def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store, list[Finding]]:
+def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[Finding]]:
+    """The store at `memory_dir`, by default the store in use (store/stores.py)."""
+    memory_dir = memory_dir or protocol.MEMORY_DIR
     store = Store(root, memory_dir)
     memory = root / memory_dir
     if not memory.is_dir():

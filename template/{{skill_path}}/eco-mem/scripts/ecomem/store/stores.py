@@ -23,7 +23,7 @@ from pathlib import Path
 from .. import protocol
 from . import INDEX
 
-ROOT = protocol.MEMORY_DIR  # the root store, whatever store is in use later
+ROOT = protocol.ROOT_MEMORY_DIR
 
 
 def package_of(memory_dir: str) -> str:
@@ -46,11 +46,26 @@ def _glob_escape(text: str) -> str:
     return "".join("\\" + char if char in "*?[\\" else char for char in text)
 
 
+_KNOWN: dict[str, list[str]] = {}  # root -> its package stores, asked of git once a run
+
+
+def forget() -> None:
+    """Ask git again next time: a store was just staged (`init`)."""
+    _KNOWN.clear()
+
+
 def package_stores(root: Path) -> list[str]:
     """Every package store git knows (tracked or staged INDEX files), sorted.
 
     Empty outside a git work tree or without git: then only the root store exists.
     """
+    key = os.fspath(root)
+    if key not in _KNOWN:
+        _KNOWN[key] = _ask_git(root)
+    return _KNOWN[key]
+
+
+def _ask_git(root: Path) -> list[str]:
     from ..git import run_git
 
     memory = _glob_escape(ROOT)
