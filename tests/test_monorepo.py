@@ -93,8 +93,10 @@ def test_init_makes_a_package_store_with_no_second_skill(pristine: Path, tmp_pat
         index = (host / WEB_MEMORY / drawer / "INDEX.md").read_text(encoding="utf-8")
         root_index = (host / MEMORY / drawer / "INDEX.md").read_text(encoding="utf-8")
         # The root's contract, its link to the one skill written from the package's drawer.
-        assert index == root_index.replace("](../../skills/", "](../../../../.agents/skills/")
-        assert (host / WEB_MEMORY / drawer / "../../../../.agents/skills/eco-mem/SKILL.md").is_file()
+        assert index == root_index.replace("](../../skills/", "](../../../../../.agents/skills/")
+        assert (
+            host / WEB_MEMORY / drawer / "../../../../../.agents/skills/eco-mem/SKILL.md"
+        ).is_file()
     assert list(host.rglob("SKILL.md")) == [host / SKILL / "SKILL.md"]
     agents = (host / WEB / "AGENTS.md").read_bytes()
     assert agents.startswith(b"# Web\r\n\r\nUse pnpm.\r\n\r\n<!-- eco-mem:begin -->\r\n")
@@ -117,7 +119,9 @@ def test_init_makes_a_package_store_with_no_second_skill(pristine: Path, tmp_pat
     "path",
     [".", "missing", "../outside", ".agents/skills/eco-mem", ".agents/memory/semantic", ".git"],
 )
-def test_init_refuses_a_folder_that_cannot_hold_a_store(pristine: Path, tmp_path: Path, path: str) -> None:
+def test_init_refuses_a_folder_that_cannot_hold_a_store(
+    pristine: Path, tmp_path: Path, path: str
+) -> None:
     import shutil
 
     host = tmp_path / "host"
@@ -159,7 +163,7 @@ def test_a_package_without_a_store_writes_to_the_root_and_siblings_stay_out(host
         assert "[" not in shown  # one store read: the rows look as they always did
     every = ok(mem_in(host, API, "find", "pnpm", "--all-stores")).stdout.splitlines()
     assert every[0].startswith("[root] | ../../.agents/memory/semantic/api-serves")
-    assert every[1].startswith(f"[{WEB}] | web/.agents/memory/semantic/web-bundles")
+    assert every[1].startswith(f"[{WEB}] | ../web/.agents/memory/semantic/web-bundles")
 
 
 def test_root_verify_and_review_report_defects_in_package_stores(host: Path) -> None:
@@ -231,7 +235,14 @@ def test_package_desks_stay_out_of_git_and_context_lists_them_closest_first(host
     relayed = mem_in(
         host,
         WEB,
-        *("end-task", "fix-web-build", "--promote-to", "semantic", "--title", "Web build needs node 20"),
+        *(
+            "end-task",
+            "fix-web-build",
+            "--promote-to",
+            "semantic",
+            "--title",
+            "Web build needs node 20",
+        ),
         *("--source", "verified", "--scope", "repo", "--expires", "never", "--body", "Checked."),
     )
     ok(relayed)

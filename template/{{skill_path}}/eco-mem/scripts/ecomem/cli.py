@@ -76,13 +76,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         )
         if getattr(module, "ROOTED", True):
             commands.add_root(sub)
-        if name in MEMORY_COMMANDS:
-            sub.add_argument(
-                "--store",
-                metavar="PATH",
-                help="the package (or memory folder) whose store to use"
-                " (default: the closest store to the working folder)",
-            )
+            if name in MEMORY_COMMANDS:
+                commands.add_store(sub)
         module.add_arguments(sub)
     return parser
 

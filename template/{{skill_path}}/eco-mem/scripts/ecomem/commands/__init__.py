@@ -46,6 +46,16 @@ def add_root(parser) -> None:
     parser.add_argument("--root", help="repository root (default: the repo holding this script)")
 
 
+def add_store(parser) -> None:
+    """A memory command acts on one store: the closest to the working folder, or this."""
+    parser.add_argument(
+        "--store",
+        metavar="PATH",
+        help="the package (or its memory folder) whose store to use; default: the"
+        " closest store to the working folder, else the root's",
+    )
+
+
 def load(name: str):
     """The module of command `name`, imported only now: each command loads what it uses."""
     # __import__, not importlib: importing importlib costs verify about 1.5 ms.

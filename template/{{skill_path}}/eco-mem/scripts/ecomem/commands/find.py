@@ -359,7 +359,9 @@ def run(root: Path, args) -> int:
     shown = desks + kept
     for store in chain:
         stores.use(store)
-        check_evidence(root, [match for match in kept if match.store == store])  # desks cite nothing
+        check_evidence(
+            root, [match for match in kept if match.store == store]
+        )  # desks cite nothing
     withhold_orders(shown)
     if args.json:
         import json  # only --json pays for it

@@ -15,7 +15,9 @@ staged in git (stores are found from git's index). Memory commands run inside
 PATH then act on that store; `find` reads it first, then the stores above it.
 A second run changes nothing.
 """
-EPILOG = "exit codes: 0 done, 1 git would hide the store (track says what to add), 2 usage or I/O error"
+EPILOG = (
+    "exit codes: 0 done, 1 git would hide the store (track says what to add), 2 usage or I/O error"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +36,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
     if created:
         done = git(root, "add", "--", *created)
         if done.returncode != 0:
-            print(f"eco_mem.py init: git add failed: {done.stderr.strip()}; stage {memory_dir}/ by hand")
+            print(
+                f"eco_mem.py init: git add failed: {done.stderr.strip()}; stage {memory_dir}/ by hand"
+            )
         stores.forget()
     changed = created + packages.write_package_block(root, memory_dir)
     code = track.run(root, args)  # attributes for the new catalogs, and nothing hidden

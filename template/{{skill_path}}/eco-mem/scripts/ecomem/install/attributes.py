@@ -61,7 +61,10 @@ def eol_lines(memories: list[str] | None = None) -> list[str]:
     """Memory and skill check out with LF on every platform: Git for Windows checks text
     out with CRLF (core.autocrlf=true), which verify reads as `file.crlf`."""
     return [
-        *(f"{_pattern(memory, under=True)} text eol=lf" for memory in memories or [protocol.MEMORY_DIR]),
+        *(
+            f"{_pattern(memory, under=True)} text eol=lf"
+            for memory in memories or [protocol.MEMORY_DIR]
+        ),
         f"{_pattern(protocol.SKILL_DIR, under=True)} text eol=lf",
     ]
 

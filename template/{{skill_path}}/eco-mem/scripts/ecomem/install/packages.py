@@ -77,7 +77,10 @@ def package_folder(root: Path, given: str) -> str:
 
 def store_files(memory_dir: str) -> dict[str, str]:
     """Every file a package store starts with, repo-relative, and its text."""
-    files = {f"{memory_dir}/{drawer}/{INDEX}": package_contract(memory_dir, drawer) for drawer in protocol.DRAWERS}
+    files = {
+        f"{memory_dir}/{drawer}/{INDEX}": package_contract(memory_dir, drawer)
+        for drawer in protocol.DRAWERS
+    }
     files[f"{memory_dir}/working/{WORKING_IGNORE}"] = contracts.WORKING_IGNORE
     files[f"{memory_dir}/{SEARCH_IGNORE}"] = contracts.SEARCH_IGNORE
     return files
@@ -104,10 +107,30 @@ def write_package_block(root: Path, memory_dir: str) -> list[str]:
     plans = []
     try:
         old = _read(root, agents)
-        plans.append((agents, old, upsert_block(old, package_block(memory_dir), str(agents.relative_to(root)), MARKDOWN_MARKERS)))
-        if protocol.CLAUDE_CODE and not _one_file(claude, agents) and not claude_imports_agents(package):
+        plans.append(
+            (
+                agents,
+                old,
+                upsert_block(
+                    old, package_block(memory_dir), str(agents.relative_to(root)), MARKDOWN_MARKERS
+                ),
+            )
+        )
+        if (
+            protocol.CLAUDE_CODE
+            and not _one_file(claude, agents)
+            and not claude_imports_agents(package)
+        ):
             old = _read(root, claude)
-            plans.append((claude, old, upsert_block(old, ["@AGENTS.md"], str(claude.relative_to(root)), MARKDOWN_MARKERS)))
+            plans.append(
+                (
+                    claude,
+                    old,
+                    upsert_block(
+                        old, ["@AGENTS.md"], str(claude.relative_to(root)), MARKDOWN_MARKERS
+                    ),
+                )
+            )
     except BlockError as error:
         raise UsageError(f"{stores.package_of(memory_dir)}/{error}") from None
     changed = []
