@@ -31,9 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(root: Path, args: argparse.Namespace) -> int:
     import sys
 
-    from ..install import blocks, hooks
-
-    from ..install import packages
+    from ..install import blocks, hooks, packages
 
     try:
         changed = blocks.write_blocks(root)

@@ -336,7 +336,7 @@ def run(root: Path, args) -> int:
     drawers = (args.drawer,) if args.drawer else protocol.DRAWERS
     chain = stores_to_read(root, args)
     matches, problems, read = [], [], 0
-    for depth, store in enumerate(chain):
+    for store in chain:
         stores.use(store)
         finish_interrupted(root)
         found, said, count = search(root, args.text, drawers)

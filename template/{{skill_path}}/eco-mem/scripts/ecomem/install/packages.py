@@ -16,7 +16,7 @@ from .. import protocol
 from ..errors import UsageError
 from ..safe_open import make_folders, replace, write_text
 from ..store import INDEX, contracts, stores
-from .blocks import MARKDOWN_MARKERS, _read, _one_file, claude_imports_agents
+from .blocks import MARKDOWN_MARKERS, _one_file, _read, claude_imports_agents
 from .markers import BlockError, upsert_block
 
 SEARCH_IGNORE = ".ignore"
