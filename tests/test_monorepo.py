@@ -291,3 +291,25 @@ def test_a_citation_into_a_package_store_is_memory_citing_itself(host: Path) -> 
     )
     assert cited.returncode in (1, 2) and "memory" in cited.stderr, cited.stderr
     assert os.path.exists(host / WEB_MEMORY / "semantic/INDEX.md")
+
+
+def test_init_with_malformed_markers_in_the_package_agents_md_writes_nothing(
+    pristine: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    host = tmp_path / "host"
+    shutil.copytree(pristine, host, symlinks=True)
+    (host / API / "AGENTS.md").write_text("# Api\n<!-- eco-mem:begin -->\n", encoding="utf-8")
+    before = work_tree_bytes(host)
+    refused = mem_in(host, ".", "init", API)
+    assert refused.returncode == 2 and "packages/api/AGENTS.md:2" in refused.stderr
+    assert work_tree_bytes(host) == before
+
+
+def test_the_root_block_says_packages_have_stores_once_one_does(
+    pristine: Path, installed: Path
+) -> None:
+    assert "Packages with" not in (pristine / "AGENTS.md").read_text(encoding="utf-8")
+    root_block = (installed / "AGENTS.md").read_text(encoding="utf-8")
+    assert "Packages with a `.agents/memory/` of their own" in root_block

@@ -25,13 +25,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
+    from ..errors import UsageError
     from ..git import git
-    from ..install import packages
+    from ..install import blocks, packages
     from ..store import stores
     from . import track
 
     package = packages.package_folder(root, args.path)
     memory_dir = stores.memory_of(package)
+    planned = packages.plan_package_block(root, memory_dir)  # refused before any write
     created = packages.write_store(root, memory_dir)
     if created:
         done = git(root, "add", "--", *created)
@@ -40,7 +42,11 @@ def run(root: Path, args: argparse.Namespace) -> int:
                 f"eco_mem.py init: git add failed: {done.stderr.strip()}; stage {memory_dir}/ by hand"
             )
         stores.forget()
-    changed = created + packages.write_package_block(root, memory_dir)
+    changed = created + packages.write_package_block(root, memory_dir, planned)
+    try:
+        changed += blocks.write_blocks(root)  # the root block says packages have stores now
+    except blocks.BlockError as error:
+        raise UsageError(str(error)) from None
     code = track.run(root, args)  # attributes for the new catalogs, and nothing hidden
     if changed:
         print(f"package store {memory_dir}/ ready: " + ", ".join(changed))

@@ -99,42 +99,30 @@ def write_store(root: Path, memory_dir: str) -> list[str]:
     return created
 
 
-def write_package_block(root: Path, memory_dir: str) -> list[str]:
-    """The block in `PACKAGE/AGENTS.md` (and the @AGENTS.md import in a CLAUDE.md there,
-    as for the root); every host byte outside it kept. Returns the files changed."""
+def plan_package_block(root: Path, memory_dir: str) -> list[tuple[Path, str, str]]:
+    """(file, its text, its text with the block) for `PACKAGE/AGENTS.md`, and for the
+    @AGENTS.md import in a CLAUDE.md there as at the root. Writes nothing; UsageError
+    for markers that cannot take the block."""
     package = root / stores.package_of(memory_dir)
     agents, claude = package / "AGENTS.md", package / "CLAUDE.md"
     plans = []
     try:
         old = _read(root, agents)
-        plans.append(
-            (
-                agents,
-                old,
-                upsert_block(
-                    old, package_block(memory_dir), str(agents.relative_to(root)), MARKDOWN_MARKERS
-                ),
-            )
-        )
-        if (
-            protocol.CLAUDE_CODE
-            and not _one_file(claude, agents)
-            and not claude_imports_agents(package)
-        ):
+        name = agents.relative_to(root).as_posix()
+        plans.append((agents, old, upsert_block(old, package_block(memory_dir), name, MARKDOWN_MARKERS)))
+        if protocol.CLAUDE_CODE and not _one_file(claude, agents) and not claude_imports_agents(package):
             old = _read(root, claude)
-            plans.append(
-                (
-                    claude,
-                    old,
-                    upsert_block(
-                        old, ["@AGENTS.md"], str(claude.relative_to(root)), MARKDOWN_MARKERS
-                    ),
-                )
-            )
+            name = claude.relative_to(root).as_posix()
+            plans.append((claude, old, upsert_block(old, ["@AGENTS.md"], name, MARKDOWN_MARKERS)))
     except BlockError as error:
-        raise UsageError(f"{stores.package_of(memory_dir)}/{error}") from None
+        raise UsageError(str(error)) from None
+    return plans
+
+
+def write_package_block(root: Path, memory_dir: str, plans: list | None = None) -> list[str]:
+    """Write the planned block (every host byte outside it kept); the files changed."""
     changed = []
-    for path, old, new in plans:
+    for path, old, new in plans if plans is not None else plan_package_block(root, memory_dir):
         if new != old:
             write_text(root, path, new, follow=True)
             changed.append(path.relative_to(root).as_posix())
