@@ -109,14 +109,10 @@ def main() -> None:
         [[name, ms(t.median), ms(t.min)] for name, t in timings.items()],
     )
     print(
-        ratio_line(
-            "verify", timings["verify, 81 stores"], timings["verify, 1 store"], STORE_TARGET
-        )
+        ratio_line("verify", timings["verify, 81 stores"], timings["verify, 1 store"], STORE_TARGET)
     )
     print(
-        ratio_line(
-            "review", timings["review, 81 stores"], timings["review, 1 store"], STORE_TARGET
-        )
+        ratio_line("review", timings["review, 81 stores"], timings["review, 1 store"], STORE_TARGET)
     )
     print(
         ratio_line(

@@ -313,3 +313,32 @@ def test_the_root_block_says_packages_have_stores_once_one_does(
     assert "Packages with" not in (pristine / "AGENTS.md").read_text(encoding="utf-8")
     root_block = (installed / "AGENTS.md").read_text(encoding="utf-8")
     assert "Packages with a `.agents/memory/` of their own" in root_block
+
+
+def test_copier_update_refreshes_every_package_contract_and_keeps_rows(tmp_path: Path) -> None:
+    from tests.helpers import replace_in, snapshot_template, update_project
+
+    template = snapshot_template(tmp_path / "template", tag="v0.0.1")
+    host = init_repo(tmp_path / "host")
+    (host / WEB).mkdir(parents=True)
+    copy_template(template, host, vcs_ref="v0.0.1")
+    commit_all(host, "install")
+    ok(mem_in(host, ".", "init", WEB))
+    ok(fact_in(host, WEB, "Web bundles with vite"))
+    commit_all(host, "a package store with a fact")
+    index = host / WEB_MEMORY / "semantic/INDEX.md"
+    rows = index.read_text(encoding="utf-8").split("|---|---|---|---|---|\n", 1)[1]
+
+    def reword(repo: Path) -> None:
+        replace_in(
+            repo / "template/{{memory_path}}/semantic/INDEX.md.jinja",
+            "Confirmed facts",
+            "Checked facts",
+        )
+
+    snapshot_template(template, tag="v0.0.2", mutate=reword)
+    update_project(host, vcs_ref="v0.0.2")
+    text = index.read_text(encoding="utf-8")
+    assert "Checked facts" in text and "Confirmed facts" not in text
+    assert text.split("|---|---|---|---|---|\n", 1)[1] == rows
+    assert "Checked facts" in (host / MEMORY / "semantic/INDEX.md").read_text(encoding="utf-8")
