@@ -24,12 +24,7 @@ WORKING_IGNORE = ".gitignore"
 
 
 def package_contract(memory_dir: str, drawer: str) -> str:
-    """The INDEX contract of `drawer` in the store at `memory_dir`: the root's text with
-    its SKILL.md link written from that drawer."""
-    text = contracts.INDEX_CONTRACTS[drawer]
-    old = f"]({contracts.SKILL_LINKS[drawer]}/SKILL.md)"
-    new = f"]({posixpath.relpath(protocol.SKILL_DIR, f'{memory_dir}/{drawer}')}/SKILL.md)"
-    return text.replace(old, new, 1)
+    return contracts.contract(memory_dir, drawer)
 
 
 def package_block(memory_dir: str) -> list[str]:
