@@ -79,13 +79,26 @@ _ROOT_MEMORY = posixpath.normpath(protocol.ROOT_MEMORY_DIR).casefold()
 def link_problem(root: Path, relpath: str, memory_dir: str) -> str | None:
     """`text_problem` for where `relpath` really leads once symlinks are resolved:
     LINKS_OUT when that is outside `root`. Call it after `text_problem(relpath)` passed."""
-    path = root / relpath
-    if not inside(path, root):
+    real = _real_relpath(root, relpath)
+    if real is None:
         return LINKS_OUT
-    real = path.resolve().relative_to(root.resolve()).as_posix()
     if real == ".":
         return THE_REPOSITORY
     return text_problem(real, memory_dir)
+
+
+# (root, relpath) -> where it leads, repo-relative (None: out of the repository). Package
+# stores point at the same files (the one SKILL.md, shared docs): resolve each once a run.
+_REAL: dict[tuple[str, str], str | None] = {}
+
+
+def _real_relpath(root: Path, relpath: str) -> str | None:
+    key = (os.fspath(root), relpath)
+    if key not in _REAL:
+        path = root / relpath
+        inner = inside(path, root)
+        _REAL[key] = path.resolve().relative_to(root.resolve()).as_posix() if inner else None
+    return _REAL[key]
 
 
 def repo_file(
