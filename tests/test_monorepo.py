@@ -342,3 +342,20 @@ def test_copier_update_refreshes_every_package_contract_and_keeps_rows(tmp_path:
     assert "Checked facts" in text and "Confirmed facts" not in text
     assert text.split("|---|---|---|---|---|\n", 1)[1] == rows
     assert "Checked facts" in (host / MEMORY / "semantic/INDEX.md").read_text(encoding="utf-8")
+
+
+def test_a_root_fact_scoped_to_a_package_ranks_first_there(host: Path) -> None:
+    ok(fact_in(host, ".", "Deploys go through the pnpm release script"))
+    ok(
+        mem_in(
+            host,
+            ".",
+            *("new", "semantic", "--title", "Api deploys need the pnpm api token step"),
+            *("--source", "derived", "--scope", "packages/api/**", "--expires", "never"),
+            *("--body", "Read in the deploy workflow."),
+        )
+    )
+    shown = ok(mem_in(host, API, "find", "release", "deploys", "pnpm")).stdout.splitlines()
+    assert "api-deploys-need" in shown[0]
+    at_root = ok(mem_in(host, ".", "find", "release", "deploys", "pnpm")).stdout.splitlines()
+    assert "deploys-go-through" in at_root[0]  # elsewhere: the most words first

@@ -326,6 +326,36 @@ def stores_to_read(root: Path, args) -> list[str]:
     return chain
 
 
+def scope_folder(scope: str) -> str | None:
+    """The folder a path-like scope names (`packages/web/**`, `packages/web/`), else None:
+    `repo` or `database` name no folder."""
+    value = scope.strip().strip("`")
+    for tail in ("/**", "/*", "/"):
+        if value.endswith(tail):
+            value = value[: -len(tail)]
+            break
+    if "/" not in scope or not value or escapes(value) or any(c in value for c in "*?["):
+        return None
+    return posixpath.normpath(value)
+
+
+def scoped_to(root: Path, path: str, folder: str) -> bool:
+    """Whether the fact at `path` is scoped to `folder` or a folder enclosing it. Its
+    `scope` field is read without moving the access time (read_unseen)."""
+    from ..store.fields import read_fields
+    from ..store.textfile import read_unseen
+
+    if (
+        not path.startswith(protocol.ROOT_MEMORY_DIR + "/")
+        and f"/{protocol.ROOT_MEMORY_DIR}/" not in path
+    ):
+        return False
+    lines = read_unseen(root / path)
+    scope = read_fields(lines[:ENTRY_LINES]).get("scope") if lines else None
+    target = scope_folder(scope[1]) if scope else None
+    return bool(target) and (folder == target or folder.startswith(target + "/"))
+
+
 def run(root: Path, args) -> int:
     import sys
 
@@ -348,6 +378,11 @@ def run(root: Path, args) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     depth = {store: index for index, store in enumerate(chain)}
+    here = stores.working_folder(root)
+    if here:  # a fact scoped to this folder (`scope: packages/web/**`) ranks first
+        for match in matches:
+            if match.drawer == "semantic" and scoped_to(root, match.path, here):
+                match.rank = (match.rank[0] - 1000, *match.rank[1:])
     # Open desks come first, every time: yesterday's task is the first thing to pick up.
     desks = [match for match in matches if match.drawer == "working"]
     desks.sort(key=lambda match: depth[match.store])

@@ -104,8 +104,14 @@ def plan_package_block(root: Path, memory_dir: str) -> list[tuple[Path, str, str
     try:
         old = _read(root, agents)
         name = agents.relative_to(root).as_posix()
-        plans.append((agents, old, upsert_block(old, package_block(memory_dir), name, MARKDOWN_MARKERS)))
-        if protocol.CLAUDE_CODE and not _one_file(claude, agents) and not claude_imports_agents(package):
+        plans.append(
+            (agents, old, upsert_block(old, package_block(memory_dir), name, MARKDOWN_MARKERS))
+        )
+        if (
+            protocol.CLAUDE_CODE
+            and not _one_file(claude, agents)
+            and not claude_imports_agents(package)
+        ):
             old = _read(root, claude)
             name = claude.relative_to(root).as_posix()
             plans.append((claude, old, upsert_block(old, ["@AGENTS.md"], name, MARKDOWN_MARKERS)))
