@@ -359,3 +359,26 @@ def test_a_root_fact_scoped_to_a_package_ranks_first_there(host: Path) -> None:
     assert "api-deploys-need" in shown[0]
     at_root = ok(mem_in(host, ".", "find", "release", "deploys", "pnpm")).stdout.splitlines()
     assert "deploys-go-through" in at_root[0]  # elsewhere: the most words first
+
+
+def test_verify_staged_sees_a_rewritten_episode_in_a_package_store(host: Path) -> None:
+    ok(
+        mem_in(
+            host,
+            WEB,
+            *("new", "episodic", "--title", "Vite build ran out of memory"),
+            *("--context", "CI run 812", "--action", "raised the heap limit"),
+            *("--result", "the build passed", "--lesson", "Set NODE_OPTIONS for vite builds."),
+        )
+    )
+    commit_all(host, "an episode")
+    [episode] = (host / WEB_MEMORY / "episodic").glob("*-vite-build-ran-out-of-memory.md")
+    text = episode.read_text(encoding="utf-8")
+    episode.write_text(
+        text.replace("raised the heap limit", "rewrote the whole bundler config from scratch"),
+        encoding="utf-8",
+    )
+    git(host, "add", "-A")
+    staged = mem_in(host, ".", "verify", "--staged", "--json")
+    rules = {(item["rule"], item["path"]) for item in json.loads(staged.stdout)["findings"]}
+    assert ("episodic.rewritten", episode.relative_to(host).as_posix()) in rules

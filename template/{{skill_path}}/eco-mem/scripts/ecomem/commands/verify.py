@@ -74,7 +74,9 @@ def collect(
 
     findings: list[Finding] = []
     hidden = None
-    for memory_dir in stores.all_stores(root):
+    known = stores.all_stores(root)
+    touched = _staged_stores(root, known) if staged and len(known) > 1 else set(known)
+    for memory_dir in known:
         stores.use(memory_dir)
         store, found = load_store(root)
         findings += found
@@ -84,7 +86,10 @@ def collect(
             # Both git questions go out first: git answers on the other core while the
             # rules below run. One ignore check covers every store's paths.
             hidden = tracking.HiddenCheck(root)
-        git_rules = start_git_checks(store, staged, default_branch)
+        # A package store nothing is staged in has no staged rows or episode edits to
+        # check: its git questions are skipped, not asked 80 times over.
+        in_commit = staged and (memory_dir in touched or memory_dir == stores.ROOT)
+        git_rules = start_git_checks(store, in_commit, default_branch)
         findings += registry.check_store(store, today)
         findings += git_rules()
     stores.use(stores.ROOT)
@@ -95,6 +100,20 @@ def collect(
             if notes is not None:
                 notes.append(f"git.ignored skipped: not a git work tree ({why})")
     return sorted(set(findings))
+
+
+def _staged_stores(root: Path, known: list[str]) -> set[str]:
+    """The stores that hold a staged change (one `git diff --cached` for all of them)."""
+    from ..git import run_git
+
+    try:
+        code, out = run_git(root, "diff", "--cached", "--name-only", "-z", "--no-renames")
+    except OSError:
+        return set(known)
+    if code != 0:
+        return set(known)
+    paths = out.decode("utf-8", "replace").split("\0")
+    return {store for store in known if any(path.startswith(store + "/") for path in paths)}
 
 
 def stores_checked(root: Path) -> list[str]:
