@@ -14,6 +14,7 @@ subprocess; elsewhere subprocess does the same job.
 from __future__ import annotations
 
 import os
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (it loads re)
 if TYPE_CHECKING:
     # Annotations only: `context` (a session hook) asks git without paying for pathlib.

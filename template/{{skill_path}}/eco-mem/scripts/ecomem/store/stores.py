@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import os
 import posixpath
+
+from .. import protocol
+from . import INDEX
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (it loads re)
 if TYPE_CHECKING:
     # Annotations only: `context` finds stores without paying for pathlib.
     from pathlib import Path
-
-from .. import protocol
-from . import INDEX
 
 ROOT = protocol.ROOT_MEMORY_DIR
 
