@@ -76,19 +76,23 @@ def collect(
     hidden = None
     known = stores.all_stores(root)
     touched = _staged_stores(root, known) if staged and len(known) > 1 else set(known)
+    loaded, listing = [], {}
     for memory_dir in known:
         stores.use(memory_dir)
         store, found = load_store(root)
         findings += found
-        if not store.drawers:
-            continue
-        if hidden is None:
-            # Both git questions go out first: git answers on the other core while the
-            # rules below run. One ignore check covers every store's paths.
-            hidden = tracking.HiddenCheck(root)
+        listing.update(store.listing)
+        if store.drawers:
+            loaded.append(store)
+    if loaded:
+        # Both git questions go out first: git answers on the other core while the
+        # rules below run. One ignore check covers every store's paths.
+        hidden = tracking.HiddenCheck(root, listing)
+    for store in loaded:
+        stores.use(store.relpath)
         # A package store nothing is staged in has no staged rows or episode edits to
         # check: its git questions are skipped, not asked 80 times over.
-        in_commit = staged and (memory_dir in touched or memory_dir == stores.ROOT)
+        in_commit = staged and (store.relpath in touched or store.relpath == stores.ROOT)
         git_rules = start_git_checks(store, in_commit, default_branch)
         findings += registry.check_store(store, today)
         findings += git_rules()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..findings import ERROR, Finding
+from ..store.load import FILE, FOLDER, kind_of
 
 GITIGNORE = ".gitignore"
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
@@ -74,12 +75,15 @@ def future_entries(memory_dirs: list[str] | None = None) -> list[str]:
     ]
 
 
-def paths_to_keep(root: Path) -> list[str]:
+def paths_to_keep(root: Path, listing: dict | None = None) -> list[str]:
     """Every path that must reach git: the install, the entries, and future entry names.
 
     Folders are listed, files are never opened (verify promises to read
-    nothing outside the memory folder).
+    nothing outside the memory folder). `listing` is what loading the stores listed
+    ({folder relpath: [(name, is a folder)]}, store/load.py); a folder it lacks is
+    listed here.
     """
+    listing = listing or {}
     keep = [protocol.ANSWERS_FILE]
     for link in (CLAUDE_LINK, WORKFLOW, ".gitattributes"):
         if os.path.lexists(root / link):
@@ -94,21 +98,30 @@ def paths_to_keep(root: Path) -> list[str]:
     memories = all_stores(root)  # the root's store and every package store
     for memory_dir in memories:
         memory = root / memory_dir
-        if not memory.is_dir():
+        if memory_dir not in listing and not memory.is_dir():
             continue
-        for item in sorted(os.scandir(memory), key=lambda child: child.name):
-            if item.is_dir(follow_symlinks=False) and item.name in protocol.DRAWERS:
-                keep += _drawer_paths(item.path, f"{memory_dir}/{item.name}", item.name)
-            elif not item.is_dir():
-                keep.append(f"{memory_dir}/{item.name}")  # e.g. a tool's ignore file
+        for name, kind in _listed(root, memory_dir, listing):
+            if kind == FOLDER and name in protocol.DRAWERS:
+                keep += _drawer_paths(root, f"{memory_dir}/{name}", name, listing)
+            elif kind == FILE:
+                keep.append(f"{memory_dir}/{name}")  # e.g. a tool's ignore file
     keep += future_entries(memories)
     return list(dict.fromkeys(keep))
 
 
-def _drawer_paths(folder: str, relative: str, drawer: str) -> list[str]:
+def _listed(root: Path, relpath: str, listing: dict) -> list[tuple[str, str]]:
+    """(name, kind) of each item in a memory folder: from `listing`, else listed now."""
+    if relpath in listing:
+        return listing[relpath]
+    items = sorted(os.scandir(root / relpath), key=lambda child: child.name)
+    return [(item.name, kind_of(item)) for item in items]
+
+
+def _drawer_paths(root: Path, relative: str, drawer: str, listing: dict) -> list[str]:
     if drawer == "working":  # desks stay local; only the drawer's own two files travel
         return [f"{relative}/INDEX.md", f"{relative}/{GITIGNORE}"]
-    return [f"{relative}/{item.name}" for item in os.scandir(folder) if item.name.endswith(".md")]
+    listed = _listed(root, relative, listing)
+    return [f"{relative}/{name}" for name, _ in listed if name.endswith(".md")]
 
 
 class IgnoreCheck:
@@ -163,11 +176,11 @@ class HiddenCheck:
     raises NotAWorkTree outside a git work tree, where the rule cannot apply.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, listing: dict | None = None) -> None:
         from ..store.stores import all_stores
 
         self._future = future_entries(all_stores(root))
-        self._check = IgnoreCheck(root, paths_to_keep(root))
+        self._check = IgnoreCheck(root, paths_to_keep(root, listing))
 
     def findings(self) -> list[Finding]:
         future = dict.fromkeys(self._future)
