@@ -262,6 +262,10 @@ def test_blocks_refreshes_package_contracts_and_keeps_rows(host: Path) -> None:
     before = work_tree_bytes(host)
     ok(mem_in(host, ".", "blocks"))
     assert work_tree_bytes(host) == before
+    episodic = host / WEB_MEMORY / "episodic/INDEX.md"
+    episodic.unlink()  # a drawer without its INDEX is broken: blocks puts it back
+    ok(mem_in(host, ".", "blocks"))
+    assert work_tree_bytes(host) == before
 
 
 def test_uninstall_takes_package_blocks_out_and_keeps_their_memory(host: Path) -> None:
@@ -382,3 +386,18 @@ def test_verify_staged_sees_a_rewritten_episode_in_a_package_store(host: Path) -
     staged = mem_in(host, ".", "verify", "--staged", "--json")
     rules = {(item["rule"], item["path"]) for item in json.loads(staged.stdout)["findings"]}
     assert ("episodic.rewritten", episode.relative_to(host).as_posix()) in rules
+
+
+def test_resolve_finishes_a_package_catalog_that_git_merged_as_text(host: Path) -> None:
+    for branch, title in (("left", "Web uses vite alpha"), ("right", "Web uses vite beta")):
+        git(host, "switch", "-q", "-c", branch, "main")
+        ok(fact_in(host, WEB, title))
+        commit_all(host, branch)
+    git(host, "switch", "-q", "left")
+    git(host, "config", "--remove-section", "merge.eco-mem-catalog")  # a clone without it
+    merged = subprocess.run(["git", "merge", "--no-edit", "right"], cwd=host, capture_output=True)
+    assert merged.returncode == 1  # git's text merge: both rows at one place
+    done = ok(mem_in(host, WEB, "resolve"))
+    assert f"{WEB_MEMORY}/semantic/INDEX.md" in done.stdout
+    text = (host / WEB_MEMORY / "semantic/INDEX.md").read_text(encoding="utf-8")
+    assert "<<<<<<<" not in text and "vite-alpha.md" in text and "vite-beta.md" in text

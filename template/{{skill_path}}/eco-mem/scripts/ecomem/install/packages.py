@@ -155,7 +155,14 @@ def refresh_packages(root: Path) -> list[str]:
     changed = []
     for memory_dir in stores.package_stores(root):
         for drawer in protocol.DRAWERS:
-            if refresh_contract(root, memory_dir, drawer):
-                changed.append(f"{memory_dir}/{drawer}/{INDEX}")
+            index = f"{memory_dir}/{drawer}/{INDEX}"
+            if not os.path.lexists(root / index):
+                # A drawer without its INDEX is broken: put it back, as restore-indexes
+                # does at the root.
+                make_folders(root, (root / index).parent)
+                replace(root, root / index, package_contract(memory_dir, drawer).encode("utf-8"))
+                changed.append(f"{index} (restored)")
+            elif refresh_contract(root, memory_dir, drawer):
+                changed.append(index)
         changed += write_package_block(root, memory_dir)
     return changed
