@@ -99,6 +99,8 @@ def _past_the_contract(store: Store, drawer: Drawer) -> list[str] | None:
     known = contract_lines(store.relpath, drawer.name)
     if lines[: len(known)] != known:
         return lines  # edited by hand: read every line
+    if len(lines) == len(known):
+        return None  # the contract alone (a working INDEX: desks have no rows)
     return [""] * len(known) + lines[len(known) :]
 
 
