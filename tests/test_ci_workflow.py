@@ -56,6 +56,7 @@ def test_runs_only_when_memory_skill_or_attributes_change(default_host: Path) ->
     triggers = load(default_host)["on"]
     expected = [
         ".agents/memory/**",
+        "**/.agents/memory/**",  # package stores (`eco_mem.py init PATH`)
         ".agents/skills/eco-mem/**",
         ".gitattributes",
         WORKFLOW,
@@ -68,7 +69,7 @@ def test_runs_only_when_memory_skill_or_attributes_change(default_host: Path) ->
 
 def test_path_filter_follows_the_answers(strict_host: Path) -> None:
     paths = load(strict_host)["on"]["push"]["paths"]
-    assert paths[:2] == ["docs/memory/**", "tools/skills/eco-mem/**"]
+    assert paths[:3] == ["docs/memory/**", "**/docs/memory/**", "tools/skills/eco-mem/**"]
 
 
 def test_every_action_is_pinned_to_a_commit_with_its_version(

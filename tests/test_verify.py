@@ -770,8 +770,11 @@ def test_json_report_has_the_documented_shape(host: Path) -> None:
 
     report = verify(host).json
 
-    assert set(report) == {"version", "root", "memory", "ok", "counts", "findings", "notes"}
+    assert set(report) == {
+        *("version", "root", "memory", "stores", "ok", "counts", "findings", "notes"),
+    }
     assert (report["version"], report["memory"], report["ok"]) == (1, MEMORY, False)
+    assert report["stores"] == [MEMORY]  # no package store (`init PATH`) here
     assert report["notes"] == []  # a git work tree: every rule ran
     assert report["root"] == str(host.resolve())
     assert report["counts"] == {"error": 1, "warning": 1}

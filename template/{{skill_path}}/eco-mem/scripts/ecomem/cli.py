@@ -96,6 +96,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         )
         if getattr(module, "ROOTED", True):
             commands.add_root(sub)
+            if name in MEMORY_COMMANDS:
+                commands.add_store(sub)
         module.add_arguments(sub)
     return parser
 
@@ -125,6 +127,7 @@ def run(name: str, root: Path, args: argparse.Namespace) -> int:
 
     def command() -> int:
         if name in MEMORY_COMMANDS:
+            use_store(root, getattr(args, "store", None))
             _merge_driver(root)
         return commands.load(name).run(root, args)
 
@@ -132,6 +135,13 @@ def run(name: str, root: Path, args: argparse.Namespace) -> int:
 
 
 MEMORY_COMMANDS = ("find", "new", "revise", "confirm", "forget", "end-task")
+
+
+def use_store(root: Path, given: str | None) -> None:
+    """Point the memory command at `--store PATH`, else at the closest store (store/stores.py)."""
+    from .store import stores
+
+    stores.use(stores.given_store(root, given) if given else stores.closest(root))
 
 
 def _merge_driver(root: Path) -> None:

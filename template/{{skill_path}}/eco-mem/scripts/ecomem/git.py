@@ -14,7 +14,11 @@ subprocess; elsewhere subprocess does the same job.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (it loads re)
+if TYPE_CHECKING:
+    # Annotations only: `context` (a session hook) asks git without paying for pathlib.
+    from pathlib import Path
 
 # Input is written whole before git's answer is read, so it must fit in a pipe
 # buffer (16 KiB on macOS, 64 KiB on Linux); callers split longer input. The

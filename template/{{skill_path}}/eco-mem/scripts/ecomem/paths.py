@@ -16,6 +16,8 @@ import os
 import posixpath
 from pathlib import Path
 
+from . import protocol
+
 
 def escapes(relpath: str) -> bool:
     """True when `relpath`, read as text, is absolute or climbs out of its folder."""
@@ -65,19 +67,38 @@ def text_problem(relpath: str, memory_dir: str) -> str | None:
     memory = posixpath.normpath(memory_dir).casefold()
     if folded == memory or folded.startswith(memory + "/"):
         return IN_MEMORY
+    # A package store (`init PATH`) is memory too, whichever store is in use.
+    if _ROOT_MEMORY in folded and f"/{_ROOT_MEMORY}/" in f"/{folded}/":
+        return IN_MEMORY
     return None
+
+
+_ROOT_MEMORY = posixpath.normpath(protocol.ROOT_MEMORY_DIR).casefold()
 
 
 def link_problem(root: Path, relpath: str, memory_dir: str) -> str | None:
     """`text_problem` for where `relpath` really leads once symlinks are resolved:
     LINKS_OUT when that is outside `root`. Call it after `text_problem(relpath)` passed."""
-    path = root / relpath
-    if not inside(path, root):
+    real = _real_relpath(root, relpath)
+    if real is None:
         return LINKS_OUT
-    real = path.resolve().relative_to(root.resolve()).as_posix()
     if real == ".":
         return THE_REPOSITORY
     return text_problem(real, memory_dir)
+
+
+# (root, relpath) -> where it leads, repo-relative (None: out of the repository). Package
+# stores point at the same files (the one SKILL.md, shared docs): resolve each once a run.
+_REAL: dict[tuple[str, str], str | None] = {}
+
+
+def _real_relpath(root: Path, relpath: str) -> str | None:
+    key = (os.fspath(root), relpath)
+    if key not in _REAL:
+        path = root / relpath
+        inner = inside(path, root)
+        _REAL[key] = path.resolve().relative_to(root.resolve()).as_posix() if inner else None
+    return _REAL[key]
 
 
 def repo_file(

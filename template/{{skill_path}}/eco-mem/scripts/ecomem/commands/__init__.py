@@ -32,6 +32,7 @@ TABLE = {
     "catalog-migrate": "catalog_migrate",
     "restore-indexes": "restore_indexes",
     "uninstall": "uninstall",
+    "init": "init",
     # Merging parallel branches (docs/teamwork.md).
     "merge-catalog": "merge_catalog",
     "resolve": "resolve",
@@ -43,6 +44,16 @@ TABLE = {
 def add_root(parser) -> None:
     """Every command acts on one repository; they all name it the same way."""
     parser.add_argument("--root", help="repository root (default: the repo holding this script)")
+
+
+def add_store(parser) -> None:
+    """A memory command acts on one store: the closest to the working folder, or this."""
+    parser.add_argument(
+        "--store",
+        metavar="PATH",
+        help="the package (or its memory folder) whose store to use; default: the"
+        " closest store to the working folder, else the root's",
+    )
 
 
 def load(name: str):

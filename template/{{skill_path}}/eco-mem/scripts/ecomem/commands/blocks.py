@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 
-HELP = "write or refresh the AGENTS.md / CLAUDE.md blocks and the Claude Code hook"
+HELP = "write or refresh the AGENTS.md / CLAUDE.md blocks (every package store's too) and the Claude Code hook"
 DESCRIPTION = """\
 Append or replace the eco-mem block in AGENTS.md (and, when Claude Code support is
 on, the @AGENTS.md import in CLAUDE.md and a SessionStart hook in
@@ -32,13 +32,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(root: Path, args: argparse.Namespace) -> int:
     import sys
 
-    from ..install import blocks, hooks
+    from ..install import blocks, hooks, packages
 
     existed = {name: os.path.lexists(root / name) for name in (*HOST_FILES, hooks.SETTINGS)}
     try:
         changed = blocks.write_blocks(root)
     except blocks.BlockError as error:
         raise UsageError(str(error)) from None
+    # Package stores (`init PATH`): their AGENTS.md blocks and INDEX contracts, rows kept.
+    changed += packages.refresh_packages(root)
     try:
         if hooks.sync_hook(root):
             changed.append(f"{hooks.SETTINGS} (SessionStart hook)")

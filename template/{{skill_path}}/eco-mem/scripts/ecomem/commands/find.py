@@ -120,23 +120,31 @@ def query_terms(words: list[str]) -> list[str]:
 
 
 class Match:
-    __slots__ = ("cells", "drawer", "gone", "line", "path", "rank", "withheld")
+    __slots__ = ("cells", "drawer", "gone", "line", "path", "rank", "store", "withheld")
 
     def __init__(self, drawer: str, line: int, path: str, cells: dict, rank: tuple) -> None:
         self.drawer, self.line, self.path, self.cells, self.rank = drawer, line, path, cells, rank
         self.gone: list[str] = []  # citations whose evidence is gone (check_evidence)
         self.withheld: list[str] = []  # cells not shown: they speak to the agent
+        self.store = protocol.MEMORY_DIR  # the store whose catalog holds the row
 
-    def as_text(self) -> str:
+    def as_text(self, shown: str | None = None, store: str | None = None) -> str:
+        """The row as one line; `shown` is its path as it reads from the working folder,
+        `store` the store's name when more than one store is read."""
         values = [value for name, value in self.cells.items() if name != "file"]
         flag = [f"EVIDENCE GONE, a hint until re-checked: {'; '.join(self.gone)}"]
+        path = self.path if shown is None or self.path == WITHHELD else shown
+        first = [f"[{store}]"] if store else []
         # Cells escape their pipes as the catalog does, so ` | ` only ever separates cells.
         return " | ".join(
-            cell(value) for value in [self.path, *values, *(flag if self.gone else [])]
+            first + [cell(value) for value in [path, *values, *(flag if self.gone else [])]]
         )
 
     def as_dict(self) -> dict:
+        from ..store.stores import label
+
         return {
+            "store": label(self.store),
             "drawer": self.drawer,
             "path": self.path,
             "line": self.line,
@@ -300,17 +308,65 @@ def add_arguments(parser) -> None:
     parser.add_argument("text", nargs="*", metavar="TEXT", help="words to look for")
     parser.add_argument("--drawer", choices=protocol.DRAWERS, help="search one drawer only")
     parser.add_argument("--all", action="store_true", help=f"every match, not the best {MAX_ROWS}")
+    parser.add_argument(
+        "--all-stores",
+        action="store_true",
+        help="also the package stores that do not enclose the working folder",
+    )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+
+
+def stores_to_read(root: Path, args) -> list[str]:
+    """The store in use and each store above it up to the root's, closest first; with
+    --all-stores every other store after them. A sibling package's store is never read
+    unless asked: its facts are about code this task is not in."""
+    from ..store import stores
+
+    chosen = protocol.MEMORY_DIR  # cli.py chose it: --store, else the closest store
+    known = stores.all_stores(root) if chosen != stores.ROOT or args.all_stores else [chosen]
+    chain = stores.enclosing(known, stores.package_of(chosen))
+    if args.all_stores:
+        chain += [store for store in known if store not in chain]
+    return chain
+
+
+def scope_folder(scope: str) -> str | None:
+    """The folder a path-like scope names (`packages/web/**`, `packages/web/`), else None:
+    `repo` or `database` name no folder."""
+    value = scope.strip().strip("`")
+    for tail in ("/**", "/*", "/"):
+        if value.endswith(tail):
+            value = value[: -len(tail)]
+            break
+    if "/" not in scope or not value or escapes(value) or any(c in value for c in "*?["):
+        return None
+    return posixpath.normpath(value)
+
+
+def scoped_to(root: Path, path: str, folder: str) -> bool:
+    """Whether the fact at `path` is scoped to `folder` or a folder enclosing it. Its
+    `scope` field is read without moving the access time (read_unseen)."""
+    from ..store.fields import read_fields
+    from ..store.textfile import read_unseen
+
+    if (
+        not path.startswith(protocol.ROOT_MEMORY_DIR + "/")
+        and f"/{protocol.ROOT_MEMORY_DIR}/" not in path
+    ):
+        return False
+    lines = read_unseen(root / path)
+    scope = read_fields(lines[:ENTRY_LINES]).get("scope") if lines else None
+    target = scope_folder(scope[1]) if scope else None
+    return bool(target) and (folder == target or folder.startswith(target + "/"))
 
 
 def run(root: Path, args) -> int:
     import sys
 
+    from ..experiment import is_experiment_clone
+    from ..store import stores
     from ..write.writer import finish_interrupted
     from .memory import MAX_ROWS
-
-    finish_interrupted(root)
-    from ..experiment import is_experiment_clone
 
     if is_experiment_clone(root):
         # find is the load step: the kit takes its first run for the agent's first command.
@@ -318,14 +374,39 @@ def run(root: Path, args) -> int:
 
         snapshot_before_verify(root, "find")
     drawers = (args.drawer,) if args.drawer else protocol.DRAWERS
-    matches, problems, read = search(root, args.text, drawers)
+    chain = stores_to_read(root, args)
+    matches, problems, read = [], [], 0
+    for store in chain:
+        stores.use(store)
+        finish_interrupted(root)
+        found, said, count = search(root, args.text, drawers)
+        for match in found:
+            match.store = store
+        matches += found
+        problems += said
+        read += count
     for problem in problems:
         print(problem, file=sys.stderr)
+    depth = {store: index for index, store in enumerate(chain)}
+    here = stores.working_folder(root)
+    if here:  # a fact scoped to this folder (`scope: packages/web/**`) ranks first
+        for match in matches:
+            if match.drawer == "semantic" and scoped_to(root, match.path, here):
+                match.rank = (match.rank[0] - 1000, *match.rank[1:])
     # Open desks come first, every time: yesterday's task is the first thing to pick up.
     desks = [match for match in matches if match.drawer == "working"]
+    desks.sort(key=lambda match: depth[match.store])
     rows = [match for match in matches if match.drawer != "working"]
-    shown = desks + (rows if args.all else rows[:MAX_ROWS])
-    check_evidence(root, shown[len(desks) :])  # desks cite nothing
+    # The best rows of all the stores read are kept; they are shown closest store first.
+    rows.sort(key=lambda match: (match.rank[:3], depth[match.store], match.rank[3:]))
+    kept = rows if args.all else rows[:MAX_ROWS]
+    kept.sort(key=lambda match: (depth[match.store], match.rank))
+    shown = desks + kept
+    for store in chain:
+        stores.use(store)
+        check_evidence(
+            root, [match for match in kept if match.store == store]
+        )  # desks cite nothing
     withhold_orders(shown)
     if args.json:
         import json  # only --json pays for it
@@ -333,6 +414,8 @@ def run(root: Path, args) -> int:
         report = {
             "version": 1,
             "query": args.text,
+            "stores": [stores.label(store) for store in chain],
+            "paths": "repository-relative",
             "matches": len(rows),
             "desks": len(desks),
             "rows": [match.as_dict() for match in shown],
@@ -341,13 +424,15 @@ def run(root: Path, args) -> int:
     else:
         from ..root import shown as from_here
 
+        several = len(chain) > 1
         for match in shown:  # a path the reader can open from where they ran find
-            match.path = from_here(root, match.path)
-            print(match.as_text())
+            store = stores.label(match.store) if several else None
+            print(match.as_text(from_here(root, match.path), store))
         if not rows and (args.text or not desks):
+            indexes = ", ".join(f"{store}/*/INDEX.md" for store in chain)
             print(
                 "no matching row for those words; before concluding nothing is remembered,"
-                f" read the four INDEX files ({protocol.MEMORY_DIR}/*/INDEX.md)",
+                f" read the four INDEX files ({indexes})",
                 file=sys.stderr,
             )
         elif len(shown) < len(matches):

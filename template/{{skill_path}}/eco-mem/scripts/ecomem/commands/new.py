@@ -216,7 +216,7 @@ ROOTED = False  # each drawer is a sub-command and takes --root itself
 def add_arguments(parser) -> None:
     from argparse import RawDescriptionHelpFormatter as RAW
 
-    from . import add_root
+    from . import add_root, add_store
     from .memory import episode_options, fact_options
 
     kinds = parser.add_subparsers(dest="kind", metavar="DRAWER", required=True)
@@ -226,6 +226,7 @@ def add_arguments(parser) -> None:
             name, help=help, description=description, epilog=EXITS, formatter_class=RAW
         )
         add_root(sub)
+        add_store(sub)
         return sub
 
     fact_options(

@@ -45,8 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     pass
 
 
-def catalog_paths() -> set[str]:
-    return {f"{protocol.MEMORY_DIR}/{drawer}/INDEX.md" for drawer in protocol.DRAWERS}
+def is_catalog(path: str) -> bool:
+    """A drawer INDEX of the root's store or of a package store (`init PATH`)."""
+    for drawer in protocol.DRAWERS:
+        tail = f"{protocol.ROOT_MEMORY_DIR}/{drawer}/INDEX.md"
+        if path == tail or path.endswith("/" + tail):
+            return True
+    return False
 
 
 def unmerged(root: Path) -> dict[str, dict[int, str]]:
@@ -123,8 +128,8 @@ def resolve(top: Path) -> int:
     from .merge_catalog import merge_bytes
 
     stages = unmerged(top)
-    catalogs = sorted(path for path in stages if path in catalog_paths())
-    others = sorted(path for path in stages if path not in catalog_paths())
+    catalogs = sorted(path for path in stages if is_catalog(path))
+    others = sorted(path for path in stages if not is_catalog(path))
     if not catalogs:
         message = "no conflicted drawer INDEX.md to resolve"
         if others:

@@ -105,6 +105,7 @@ def thresholds(args: argparse.Namespace) -> dict:
 def run(root: Path, args: argparse.Namespace) -> int:
     from ..review import report
     from ..review.checks import Review, entries_per_drawer, run_all
+    from ..store import stores
     from ..store.load import load_store
 
     today = date.today()
@@ -117,10 +118,24 @@ def run(root: Path, args: argparse.Namespace) -> int:
         raise UsageError(
             f"no memory folder at {protocol.MEMORY_DIR}; pass --root or install eco-mem"
         )
-    store, _ = load_store(root)  # what does not fit the store's shape is verify's to say
-    review = Review(store, today, limits, args.suggest_cites)
-    items, load_bytes = run_all(review, args.default_branch)
-    facts = report.summary(entries_per_drawer(store), items, load_bytes, limits)
+    items, counts, load_bytes = [], {}, 0
+    for memory_dir in stores.all_stores(root):  # the root's store, then each package's
+        stores.use(memory_dir)
+        if not (root / memory_dir).is_dir():
+            continue
+        store, _ = load_store(root)  # what does not fit the store's shape is verify's to say
+        found, size = run_all(Review(store, today, limits, args.suggest_cites), args.default_branch)
+        package = stores.package_of(memory_dir)
+        for item in found:
+            if package and not item.command.startswith("git "):
+                item.command += f" --store {package}"  # the command acts on this store
+        items += found
+        for drawer, count in entries_per_drawer(store).items():
+            counts[drawer] = counts.get(drawer, 0) + count
+        load_bytes = max(load_bytes, size)  # the surface of the largest store
+    stores.use(stores.ROOT)
+    items.sort(key=lambda item: item.key())
+    facts = report.summary(counts, items, load_bytes, limits)
     if args.json:
         import json
 

@@ -33,6 +33,7 @@ exit codes:
 
 --json prints one object:
   {"version": 1, "root": str, "memory": str, "ok": bool,
+   "stores": [str],   # every store checked: the root's memory folder, then packages'
    "counts": {"error": int, "warning": int},
    "findings": [{"path": str, "line": int, "rule": str,
                  "severity": "error"|"warning", "message": str}],
@@ -67,15 +68,36 @@ def collect(
     notes: list[str] | None = None,
     default_branch: str | None = None,
 ) -> list[Finding]:
-    """Every finding for the store under `root`; rules that could not run add to `notes`."""
-    store, findings = load_store(root)
-    if store.drawers:
-        # Both git questions go out first: git answers on the other core
-        # while the rules below run.
-        hidden = tracking.HiddenCheck(root)
-        git_rules = start_git_checks(store, staged, default_branch)
+    """Every finding for every store under `root` (the root's and each package's, as git's
+    index lists them); rules that could not run add to `notes`."""
+    from ..store import stores
+
+    findings: list[Finding] = []
+    hidden = None
+    known = stores.all_stores(root)
+    touched = _staged_stores(root, known) if staged and len(known) > 1 else set(known)
+    loaded, listing = [], {}
+    for memory_dir in known:
+        stores.use(memory_dir)
+        store, found = load_store(root)
+        findings += found
+        listing.update(store.listing)
+        if store.drawers:
+            loaded.append(store)
+    if loaded:
+        # Both git questions go out first: git answers on the other core while the
+        # rules below run. One ignore check covers every store's paths.
+        hidden = tracking.HiddenCheck(root, listing)
+    for store in loaded:
+        stores.use(store.relpath)
+        # A package store nothing is staged in has no staged rows or episode edits to
+        # check: its git questions are skipped, not asked 80 times over.
+        in_commit = staged and (store.relpath in touched or store.relpath == stores.ROOT)
+        git_rules = start_git_checks(store, in_commit, default_branch)
         findings += registry.check_store(store, today)
         findings += git_rules()
+    stores.use(stores.ROOT)
+    if hidden is not None:
         try:
             findings += hidden.findings()
         except tracking.NotAWorkTree as why:
@@ -85,6 +107,26 @@ def collect(
             path, _, message = str(refusal).partition(" ")
             findings.append(Finding(path, 0, "git.refused", ERROR, message))
     return sorted(set(findings))
+
+
+def _staged_stores(root: Path, known: list[str]) -> set[str]:
+    """The stores that hold a staged change (one `git diff --cached` for all of them)."""
+    from ..git import run_git
+
+    try:
+        code, out = run_git(root, "diff", "--cached", "--name-only", "-z", "--no-renames")
+    except OSError:
+        return set(known)
+    if code != 0:
+        return set(known)
+    paths = out.decode("utf-8", "replace").split("\0")
+    return {store for store in known if any(path.startswith(store + "/") for path in paths)}
+
+
+def stores_checked(root: Path) -> list[str]:
+    from ..store.stores import all_stores
+
+    return all_stores(root)
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
@@ -114,6 +156,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
             "version": 1,
             "root": str(root),
             "memory": protocol.MEMORY_DIR,
+            "stores": stores_checked(root),
             "ok": failing == 0,
             "counts": counts,
             "findings": [finding.as_dict() for finding in findings],

@@ -40,24 +40,33 @@ def _pattern(path: str, under: bool = False) -> str:
 
 
 def block_lines(root: Path) -> list[str]:
-    """The block's lines: one per drawer catalog that exists, nothing when none does."""
-    lines = []
-    for drawer in protocol.DRAWERS:
-        path = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
-        if (root / path).is_file():
-            lines.append(f"{_pattern(path)} merge={DRIVER}")
+    """The block's lines: one per drawer catalog that exists, in every store (the root's
+    and each package's), nothing when none does."""
+    from ..store.stores import all_stores
+
+    lines, memories = [], []
+    for memory_dir in all_stores(root):
+        for drawer in protocol.DRAWERS:
+            path = f"{memory_dir}/{drawer}/{INDEX}"
+            if (root / path).is_file():
+                lines.append(f"{_pattern(path)} merge={DRIVER}")
+                if memory_dir not in memories:
+                    memories.append(memory_dir)
     if not lines:
         return []
-    return [BLOCK_NOTE, *lines, *eol_lines(root), *vendored_lines(root)]
+    return [BLOCK_NOTE, *lines, *eol_lines(root, memories), *vendored_lines(root)]
 
 
-def eol_lines(root: Path) -> list[str]:
+def eol_lines(root: Path, memories: list[str] | None = None) -> list[str]:
     """Memory and skill check out with LF on every platform: Git for Windows checks text
     out with CRLF (core.autocrlf=true), which verify reads as `file.crlf`."""
     from .track import git_name  # a folder reached through a link: git's name for it
 
     return [
-        f"{_pattern(git_name(root, protocol.MEMORY_DIR), under=True)} text eol=lf",
+        *(
+            f"{_pattern(git_name(root, memory), under=True)} text eol=lf"
+            for memory in memories or [protocol.MEMORY_DIR]
+        ),
         f"{_pattern(git_name(root, protocol.SKILL_DIR), under=True)} text eol=lf",
     ]
 

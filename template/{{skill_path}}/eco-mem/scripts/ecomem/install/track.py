@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..findings import ERROR, Finding
+from ..store.load import FILE, FOLDER, kind_of
 
 GITIGNORE = ".gitignore"
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
@@ -115,17 +116,25 @@ def git_name(root: Path, relpath: str, folders: dict[str, str | None] | None = N
     return f"{folder}/{name}" if folder else name
 
 
-def future_entries() -> list[str]:
-    return [f"{protocol.MEMORY_DIR}/{drawer}/{FUTURE_ENTRY[drawer]}" for drawer in DURABLE]
+def future_entries(memory_dirs: list[str] | None = None) -> list[str]:
+    """The names the next entries of each store would take (default: the store in use)."""
+    return [
+        f"{memory_dir}/{drawer}/{FUTURE_ENTRY[drawer]}"
+        for memory_dir in memory_dirs or [protocol.MEMORY_DIR]
+        for drawer in DURABLE
+    ]
 
 
-def paths_to_keep(root: Path) -> list[str]:
+def paths_to_keep(root: Path, listing: dict | None = None) -> list[str]:
     """Every path that must reach git: the install, the entries, and future entry names.
 
     Folders are listed, files are never opened (verify promises to read
-    nothing outside the memory folder). Paths are named as git knows them
-    (`git_name`); GitRefused when one leads out of the repository.
+    nothing outside the memory folder). `listing` is what loading the stores listed
+    ({folder relpath: [(name, is a folder)]}, store/load.py); a folder it lacks is
+    listed here. Paths are named as git knows them (`git_name`); GitRefused when one
+    leads out of the repository.
     """
+    listing = listing or {}
     keep = [protocol.ANSWERS_FILE]
     review_workflow = WORKFLOW.replace(".yml", "-review.yml")
     for installed in (CLAUDE_LINK, WORKFLOW, review_workflow, *HOST_FILES_WRITTEN):
@@ -136,22 +145,36 @@ def paths_to_keep(root: Path) -> list[str]:
         subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
         relative = Path(folder).relative_to(root).as_posix()
         keep += [f"{relative}/{name}" for name in sorted(files)]
-    memory = root / protocol.MEMORY_DIR
-    if memory.is_dir():
-        for item in sorted(os.scandir(memory), key=lambda child: child.name):
-            if item.is_dir(follow_symlinks=False) and item.name in protocol.DRAWERS:
-                keep += _drawer_paths(item.path, f"{protocol.MEMORY_DIR}/{item.name}", item.name)
-            elif not item.is_dir():
-                keep.append(f"{protocol.MEMORY_DIR}/{item.name}")  # e.g. a tool's ignore file
-    keep += future_entries()
+    from ..store.stores import all_stores
+
+    memories = all_stores(root)  # the root's store and every package store
+    for memory_dir in memories:
+        memory = root / memory_dir
+        if memory_dir not in listing and not memory.is_dir():
+            continue
+        for name, kind in _listed(root, memory_dir, listing):
+            if kind == FOLDER and name in protocol.DRAWERS:
+                keep += _drawer_paths(root, f"{memory_dir}/{name}", name, listing)
+            elif kind == FILE:
+                keep.append(f"{memory_dir}/{name}")  # e.g. a tool's ignore file
+    keep += future_entries(memories)
     folders: dict[str, str | None] = {}
     return list(dict.fromkeys(git_name(root, path, folders) for path in keep))
 
 
-def _drawer_paths(folder: str, relative: str, drawer: str) -> list[str]:
+def _listed(root: Path, relpath: str, listing: dict) -> list[tuple[str, str]]:
+    """(name, kind) of each item in a memory folder: from `listing`, else listed now."""
+    if relpath in listing:
+        return listing[relpath]
+    items = sorted(os.scandir(root / relpath), key=lambda child: child.name)
+    return [(item.name, kind_of(item)) for item in items]
+
+
+def _drawer_paths(root: Path, relative: str, drawer: str, listing: dict) -> list[str]:
     if drawer == "working":  # desks stay local; only the drawer's own two files travel
         return [f"{relative}/INDEX.md", f"{relative}/{GITIGNORE}"]
-    return [f"{relative}/{item.name}" for item in os.scandir(folder) if item.name.endswith(".md")]
+    listed = _listed(root, relative, listing)
+    return [f"{relative}/{name}" for name, _ in listed if name.endswith(".md")]
 
 
 class IgnoreCheck:
@@ -243,10 +266,13 @@ class HiddenCheck:
     raises NotAWorkTree outside a git work tree, where the rule cannot apply.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, listing: dict | None = None) -> None:
+        from ..store.stores import all_stores
+
         self._root = root
+        self._future = future_entries(all_stores(root))
         try:
-            self._check: IgnoreCheck | GitRefused = IgnoreCheck(root, paths_to_keep(root))
+            self._check: IgnoreCheck | GitRefused = IgnoreCheck(root, paths_to_keep(root, listing))
         except GitRefused as refusal:  # said by findings(), where verify asks for them
             self._check = refusal
 
@@ -255,7 +281,7 @@ class HiddenCheck:
 
         if isinstance(self._check, GitRefused):
             raise self._check
-        future = dict.fromkeys(git_name(self._root, path) for path in future_entries())
+        future = dict.fromkeys(git_name(self._root, path) for path in self._future)
         findings = []
         for path, hide in sorted(self._check.hidden().items()):
             if path in future:
@@ -340,7 +366,10 @@ def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False
             rules.append(f"!/{_escape(anchored)}/**")
         return rules
     parent, _, name = prefix.rpartition("/")
-    if parent in {f"{protocol.MEMORY_DIR}/{drawer}" for drawer in DURABLE} and name.endswith(".md"):
+    store, _, drawer = parent.rpartition("/")
+    memory = protocol.ROOT_MEMORY_DIR
+    in_a_store = store == memory or store.endswith("/" + memory)  # a package store's too
+    if drawer in DURABLE and in_a_store and name.endswith(".md"):
         folder = anchored.rpartition("/")[0]
         # Every entry of the drawer, including the ones not written yet.
         return [f"!/{_escape(folder)}/*.md" if folder else "!/*.md"]

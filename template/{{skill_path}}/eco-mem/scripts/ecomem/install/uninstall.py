@@ -141,6 +141,26 @@ def instruction_blocks(root: Path, options) -> list[Change]:
     return changes
 
 
+def package_stores(root: Path, options) -> list[Change]:
+    """Each package store's AGENTS.md and CLAUDE.md blocks (written by `init`), and with
+    --memory its drawers; kept, a store loses only the tool's own files, as the root's."""
+    from ..store.stores import package_of, package_stores
+
+    changes: list[Change] = []
+    for memory_dir in package_stores(root):
+        package = package_of(memory_dir)
+        seen = set()
+        for name in ("AGENTS.md", "CLAUDE.md"):
+            path = root / package / name
+            real = path.resolve() if path.exists() else None
+            if real in seen:
+                continue
+            seen.add(real)
+            changes += _block(root, "package blocks", f"{package}/{name}", MARKDOWN_MARKERS)
+        changes += _memory_folder(root, options, memory_dir)
+    return changes
+
+
 def ignore_block(root: Path, options) -> list[Change]:
     """The root .gitignore block `track` writes. With the memory kept, the rules that
     keep it visible to git stay (cut to those): under a host rule such as `.agents/*`,
@@ -328,12 +348,16 @@ def memory(root: Path, options) -> list[Change]:
     """The drawers only when asked: entries outlive the tool that wrote them. Kept, they
     lose only the tool's own files: the lock, and the search-ignore file that points
     readers at a `find` command no longer there."""
+    return _memory_folder(root, options, protocol.MEMORY_DIR)
+
+
+def _memory_folder(root: Path, options, memory_dir: str) -> list[Change]:
     if options.memory:
-        return _tree(root, "memory", protocol.MEMORY_DIR, "every entry, desk and INDEX")
+        return _tree(root, "memory", memory_dir, "every entry, desk and INDEX")
     changes = []
     for relpath, note in (
-        (f"{protocol.MEMORY_DIR}/{SEARCH_IGNORE}", "the tool's search-ignore file"),
-        (f"{protocol.MEMORY_DIR}/working/{WORKING_LOCK}", "the writers' lock"),
+        (f"{memory_dir}/{SEARCH_IGNORE}", "the tool's search-ignore file"),
+        (f"{memory_dir}/working/{WORKING_LOCK}", "the writers' lock"),
     ):
         path = root / relpath
         if path.is_file() and not path.is_symlink():
@@ -353,6 +377,7 @@ def skill(root: Path, options) -> list[Change]:
 
 STEPS = (
     instruction_blocks,
+    package_stores,
     ignore_block,
     attributes_block,
     merge_driver,

@@ -36,10 +36,10 @@ CITING_DRAWERS = ("semantic", "procedural")
 class Evidence:
     """What one run has learned about cited files, so a file cited twice is read once."""
 
-    def __init__(self, root: Path, memory_dir: str = protocol.MEMORY_DIR) -> None:
+    def __init__(self, root: Path, memory_dir: str | None = None) -> None:
         self.root = os.fspath(root)
         self.real_root = os.path.realpath(self.root)
-        self.memory_dir = memory_dir
+        self.memory_dir = memory_dir or protocol.MEMORY_DIR  # default: the store in use
         self.files: dict[str, tuple] = {}  # relpath -> (rule, why) or (None, data or None)
         self.modes: dict[str, int | None] = {}  # lstat of folders on the way, shared
 

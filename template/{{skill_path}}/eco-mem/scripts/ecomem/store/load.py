@@ -60,16 +60,23 @@ class Store:
         self.root = root
         self.relpath = relpath
         self.drawers: dict[str, Drawer] = {}
+        # {folder relpath: [(name, FOLDER, LINKED_FOLDER or FILE)]} as loading listed them:
+        # verify's ignore check reuses it rather than list every folder of every store again.
+        self.listing: dict[str, list[tuple[str, bool]]] = {}
 
 
-def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store, list[Finding]]:
+def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[Finding]]:
+    """The store at `memory_dir`, by default the store in use (store/stores.py)."""
+    memory_dir = memory_dir or protocol.MEMORY_DIR
     store = Store(root, memory_dir)
     memory = root / memory_dir
     if not memory.is_dir():
         message = "memory folder not found; run `copier copy` again or pass --root"
         return store, [Finding(memory_dir, 0, "structure.missing-root", ERROR, message)]
     findings: list[Finding] = []
-    for child in sorted(os.scandir(memory), key=lambda item: item.name):
+    children = sorted(os.scandir(memory), key=lambda item: item.name)
+    store.listing[memory_dir] = [(child.name, kind_of(child)) for child in children]
+    for child in children:
         relpath = f"{memory_dir}/{shown(child.name)}"
         if child.name in ROOT_FILES and child.is_file(follow_symlinks=False):
             continue
@@ -83,8 +90,9 @@ def load_store(root: Path, memory_dir: str = protocol.MEMORY_DIR) -> tuple[Store
     for name in protocol.DRAWERS:
         drawer = Drawer(name, f"{memory_dir}/{name}")
         store.drawers[name] = drawer
-        findings.extend(_load_drawer(memory / name, drawer))
-    findings.extend(_interrupted_write(root, memory_dir))
+        findings.extend(_load_drawer(memory / name, drawer, store.listing))
+    if memory_dir == protocol.ROOT_MEMORY_DIR:  # one journal for the clone, said once
+        findings.extend(_interrupted_write(root, memory_dir))
     return store, findings
 
 
@@ -104,6 +112,16 @@ def _interrupted_write(root: Path, memory_dir: str) -> list[Finding]:
     return [Finding(memory_dir, 0, "structure.interrupted-write", ERROR, message)]
 
 
+FOLDER, LINKED_FOLDER, FILE = "folder", "linked folder", "file"
+
+
+def kind_of(item: os.DirEntry) -> str:
+    """FOLDER, LINKED_FOLDER (a link to a folder) or FILE (anything else)."""
+    if item.is_dir(follow_symlinks=False):
+        return FOLDER
+    return LINKED_FOLDER if item.is_dir() else FILE
+
+
 def _stray(relpath: str) -> Finding:
     return Finding(
         relpath,
@@ -114,7 +132,7 @@ def _stray(relpath: str) -> Finding:
     )
 
 
-def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
+def _load_drawer(folder: Path, drawer: Drawer, listing: dict) -> list[Finding]:
     if not folder.is_dir() or folder.is_symlink():
         return [
             Finding(
@@ -126,7 +144,9 @@ def _load_drawer(folder: Path, drawer: Drawer) -> list[Finding]:
             )
         ]
     findings: list[Finding] = []
-    for item in sorted(os.scandir(folder), key=lambda child: child.name):
+    items = sorted(os.scandir(folder), key=lambda child: child.name)
+    listing[drawer.relpath] = [(item.name, kind_of(item)) for item in items]
+    for item in items:
         # A name is printed only when it is plain: it is text a commit chose (names.py).
         relpath = f"{drawer.relpath}/{shown(item.name)}"
         if item.is_symlink():

@@ -1,0 +1,160 @@
+"""Which store a command acts on: the root's, or a package's (`eco_mem.py init PATH`).
+
+A monorepo may hold one store per package at `PACKAGE/<memory_dir>/`, beside the
+root's `<memory_dir>/`; one skill serves them all. Stores are found from git's index
+(the drawer INDEX files git tracks or has staged), never by walking the tree: a
+repository of thousands of folders costs one `git ls-files`.
+
+A store is named by its memory folder, repo-relative (`packages/web/.agents/memory`);
+its package is the folder that holds it ("" for the root). The closest store to the
+working folder is the default, as the closest AGENTS.md is.
+
+Commands read `protocol.MEMORY_DIR` as "the store in use": `use()` switches it, so
+every reader and writer (caps, slugs, catalogs, desks, the lock) follows the chosen
+store without a second code path. ROOT keeps the root's.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from .. import protocol
+from . import INDEX
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (it loads re)
+if TYPE_CHECKING:
+    # Annotations only: `context` finds stores without paying for pathlib.
+    from pathlib import Path
+
+ROOT = protocol.ROOT_MEMORY_DIR
+
+
+def package_of(memory_dir: str) -> str:
+    """The package folder that holds `memory_dir`: "" for the root store."""
+    if memory_dir == ROOT:
+        return ""
+    return memory_dir[: -len(ROOT) - 1]
+
+
+def memory_of(package: str) -> str:
+    return f"{package}/{ROOT}" if package else ROOT
+
+
+def label(memory_dir: str) -> str:
+    """How output names a store: its package folder, or `root`."""
+    return package_of(memory_dir) or "root"
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + char if char in "*?[\\" else char for char in text)
+
+
+_KNOWN: dict[str, list[str]] = {}  # root -> its package stores, asked of git once a run
+
+
+def forget() -> None:
+    """Ask git again next time: a store was just staged (`init`)."""
+    _KNOWN.clear()
+
+
+def package_stores(root: Path) -> list[str]:
+    """Every package store git knows (tracked or staged INDEX files), sorted.
+
+    Empty outside a git work tree or without git: then only the root store exists.
+    """
+    key = os.fspath(root)
+    if key not in _KNOWN:
+        _KNOWN[key] = _ask_git(root)
+    return _KNOWN[key]
+
+
+def _ask_git(root: Path) -> list[str]:
+    from ..git import run_git
+
+    memory = _glob_escape(ROOT)
+    specs = [f"*/{memory}/{drawer}/{INDEX}" for drawer in protocol.DRAWERS]
+    try:
+        code, out = run_git(root, "ls-files", "-z", "--cached", "--", *specs)
+    except OSError:
+        return []
+    if code != 0:
+        return []
+    found = set()
+    for path in out.decode("utf-8", "replace").split("\0"):
+        for drawer in protocol.DRAWERS:
+            tail = f"/{ROOT}/{drawer}/{INDEX}"
+            if path.endswith(tail):
+                package = path[: -len(tail)]
+                # A package inside another store's memory folder is not a store.
+                if package and not _inside_a_drawer(package):
+                    found.add(memory_of(package))
+    return sorted(found)
+
+
+def _inside_a_drawer(package: str) -> bool:
+    parts = package.split("/")
+    root_parts = ROOT.split("/")
+    for start in range(len(parts) - len(root_parts) + 1):
+        if parts[start : start + len(root_parts)] == root_parts:
+            return True
+    return False
+
+
+def all_stores(root: Path) -> list[str]:
+    """The root store first, then every package store."""
+    return [ROOT, *package_stores(root)]
+
+
+def working_folder(root: Path) -> str:
+    """The process's working folder, repo-relative ("" at the root or outside it)."""
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:
+        return ""
+    top = os.path.realpath(root)
+    if here == top or not here.startswith(top.rstrip(os.sep) + os.sep):
+        return ""
+    return os.path.relpath(here, top).replace(os.sep, "/")
+
+
+def _contains(package: str, folder: str) -> bool:
+    return not package or folder == package or folder.startswith(package + "/")
+
+
+def enclosing(stores: list[str], folder: str) -> list[str]:
+    """The stores whose package holds `folder`, closest first, the root's last."""
+    around = [store for store in stores if _contains(package_of(store), folder)]
+    return sorted(around, key=lambda store: -len(package_of(store)))
+
+
+def closest(root: Path, folder: str | None = None) -> str:
+    """The store a memory command acts on by default from `folder` (the working folder)."""
+    folder = working_folder(root) if folder is None else folder
+    if not folder:
+        return ROOT
+    return enclosing(all_stores(root), folder)[0]
+
+
+def given_store(root: Path, given: str) -> str:
+    """The store `--store PATH` names: a package folder or its memory folder, relative to
+    the working folder or the root. UsageError when no store is there."""
+    from ..errors import UsageError
+
+    folder = working_folder(root)
+    known = all_stores(root)
+    for base in dict.fromkeys((folder, "")):
+        candidate = posixpath.normpath(posixpath.join(base, given.replace(os.sep, "/")))
+        candidate = "" if candidate == "." else candidate
+        for store in (candidate, memory_of(candidate)):
+            if store in known:
+                return store
+    names = ", ".join(label(store) for store in known)
+    raise UsageError(
+        f"--store {given}: no store there (stores: {names}); `eco_mem.py init PATH` makes one"
+    )
+
+
+def use(memory_dir: str) -> None:
+    """Make `memory_dir` the store in use for the rest of this command."""
+    protocol.MEMORY_DIR = memory_dir
