@@ -99,7 +99,7 @@ RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)")
 
 
 def newest_release(source: str, root: Path) -> str | None:
-    """The highest plain release tag (`v1.2.0`, no pre-release) at `source`, as Copier
+    """The highest plain release tag (`vMAJOR.MINOR.PATCH`, no pre-release) at `source`, as Copier
     picks it by default; None when git cannot list it or there is none."""
     try:
         code, out = run_git(root, "ls-remote", "--tags", "--refs", "--", location(source, root))
