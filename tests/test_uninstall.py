@@ -94,6 +94,7 @@ def test_memory_kept_every_other_byte_is_the_hosts(installed, repo: Path) -> Non
     after = tree(repo)
     # The host's .gitignore (`.*`) would hide the kept memory: the block stays, cut to the
     # rules on the way to it, so what the team writes there still reaches a commit.
+    before = dict(before)  # the module's fixture: the next test needs it whole
     ignore = after.pop(".gitignore").decode()
     host_ignore = before.pop(".gitignore").decode()
     assert ignore.startswith(host_ignore + "\n# eco-mem:begin\n")

@@ -339,10 +339,9 @@ def remove_driver(root: Path) -> bool:
     if folder.is_dir():
         removed = removed or bool(_copies(folder))
         _prune(folder, None)
-        for state in (
-            RESOLVE,
-            "write.lock",
-        ):  # the launcher, and the writers' lock (write/state.py)
+        # The launcher, the writers' lock (write/state.py) and the template this clone
+        # trusts (template_source.py): with the driver gone, eco-mem leaves the clone.
+        for state in (RESOLVE, "write.lock", "template-source"):
             with contextlib.suppress(FileNotFoundError):
                 (folder / state).unlink()
         with contextlib.suppress(OSError):  # kept when it holds anything else
