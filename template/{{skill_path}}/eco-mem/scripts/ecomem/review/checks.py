@@ -460,7 +460,8 @@ def near_cap(review: Review) -> list[Item]:
 
 
 def load(review: Review) -> tuple[int, list[Item]]:
-    """The always-loaded surface in bytes, and a finding when it is over budget."""
+    """The bytes of SKILL.md and the four catalogs (what an agent reads when `find`
+    prints nothing and it goes on to write), and a finding when over budget."""
     surface = [f"{protocol.SKILL_DIR}/SKILL.md"]
     surface += [drawer.index_relpath for drawer in review.store.drawers.values()]
     sizes = {}
@@ -481,7 +482,7 @@ def load(review: Review) -> tuple[int, list[Item]]:
             if longest is None or size > longest[0]:
                 longest = (size, cell_path(row.cells[0]))
     message = (
-        f"agents read {total} bytes (~{tokens(total)} tokens) before any task, over the"
+        f"SKILL.md and the catalogs take {total} bytes (~{tokens(total)} tokens), over the"
         f" {budget}-byte budget; shorten the longest rows or retire dead ones"
     )
     command = f"revise {quote(longest[1])} --title SHORTER" if longest else "find"
