@@ -13,6 +13,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -208,6 +209,70 @@ def test_resolve_runs_the_copy_git_runs_not_the_incoming_branchs_scripts(
     assert resolved.returncode == 1, resolved.stdout + resolved.stderr
     assert "need a human" in resolved.stdout
     assert not marker.exists()
+
+
+def conflict_with_changed_scripts(host: Path, marker: Path, where: Path) -> None:
+    """A merge in `where` (the host or a worktree of it) stopped on a row both sides
+    revised, the incoming branch having changed several modules of the work tree's
+    scripts to write `marker` when imported (the F2 reproduction of the second review)."""
+    git(host, "checkout", "-q", "-b", "theirs")
+    title = ("--title", "Deploys need two tags")
+    assert mem(host, "revise", "deploys-need-a-tag", *title).returncode == 0
+    for module in ("git.py", "__init__.py", "cli.py", "boundary.py", "commands/resolve.py"):
+        path = host / SKILL / "scripts/ecomem" / module
+        line = f"\nopen({str(marker)!r}, 'a').write({module!r} + '\\n')\n"
+        path.write_text(path.read_text(encoding="utf-8") + line, encoding="utf-8")
+    commit_all(host, "theirs revises and changes the scripts")
+    git(host, "checkout", "-q", "main")
+    title = ("--title", "Deploys need a tag, signed")
+    assert mem(host, "revise", "deploys-need-a-tag", *title).returncode == 0
+    commit_all(host, "ours revises")
+    if where != host:
+        git(host, "worktree", "add", "-q", "-b", "ours", str(where), "main")
+    merged = subprocess.run(
+        ["git", "merge", "--no-edit", "theirs"], cwd=where, capture_output=True, text=True
+    )
+    assert merged.returncode != 0, merged.stdout  # the row changed on both sides
+    assert not marker.exists()  # git ran the copy in the git dir
+    assert (where / SKILL / "scripts/ecomem/git.py").read_text().endswith("'git.py' + '\\n')\n")
+
+
+@pytest.mark.parametrize("in_worktree", [False, True], ids=["clone", "worktree"])
+def test_resolve_imports_nothing_of_the_work_tree_before_the_copy_runs(
+    host: Path, tmp_path: Path, in_worktree: bool
+) -> None:
+    marker = tmp_path / "ran-the-branchs-code"
+    where = tmp_path / "tree" if in_worktree else host
+    conflict_with_changed_scripts(host, marker, where)
+
+    resolved = subprocess.run(
+        [sys.executable, "-X", "importtime", str(where / SKILL / "scripts/eco_mem.py"), "resolve"],
+        cwd=where,
+        capture_output=True,
+        text=True,
+    )
+
+    assert not marker.exists(), marker.read_text()
+    imported = [line for line in resolved.stderr.splitlines() if line.startswith("import time:")]
+    assert imported and not [line for line in imported if "ecomem" in line]
+    assert resolved.returncode == 1, resolved.stdout + resolved.stderr
+    assert "need a human" in resolved.stdout
+
+
+def test_resolve_without_the_copy_says_run_track_and_never_runs_the_work_tree(
+    host: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran-the-branchs-code"
+    conflict_with_changed_scripts(host, marker, host)
+    shutil.rmtree(host / ".git/eco-mem")  # a fresh clone: no copy in its git dir
+    index = (host / SEMANTIC / "INDEX.md").read_bytes()
+
+    resolved = mem(host, "resolve")
+
+    assert resolved.returncode == 2 and resolved.stdout == ""
+    assert len(resolved.stderr.splitlines()) == 1 and "track" in resolved.stderr, resolved.stderr
+    assert not marker.exists()
+    assert (host / SEMANTIC / "INDEX.md").read_bytes() == index  # git's conflict, as it was
 
 
 # -- bounds ----------------------------------------------------------------------------------

@@ -413,7 +413,8 @@ def test_a_git_check_that_cannot_run_is_a_finding_not_a_skip(
     template_repo: Path, tmp_path: Path
 ) -> None:
     """The memory folder turned into a link out of the repository: git cannot judge
-    its files, and verify says so by path instead of skipping the ignore check."""
+    its files, and no reader opens them (store/place.py); verify says so by path
+    instead of skipping the check, and a write is refused."""
     host = init_repo(tmp_path / "host")
     assert copy_cli(template_repo, host).returncode == 0
     commit_all(host, "install")
@@ -422,7 +423,9 @@ def test_a_git_check_that_cannot_run_is_a_finding_not_a_skip(
     (host / ".agents/memory").symlink_to(outside)
     verify = run_script(host, "verify")
     assert verify.returncode == 1
-    assert "[git.refused]" in verify.stdout and "leads out of the repository" in verify.stdout
+    assert (
+        "[drift.path-escapes]" in verify.stdout and "leads out of the repository" in verify.stdout
+    )
     assert "skipped" not in verify.stdout + verify.stderr
     before = {path.name for path in (outside / "semantic").iterdir()}
     written = run_script(

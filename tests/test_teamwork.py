@@ -170,8 +170,16 @@ def merge_all_plain(repo: Path) -> tuple[list[str], list[str]]:
 def test_fresh_clone_without_the_driver_merges_as_git_and_resolve_finishes(
     fresh: Path, tmp_path: Path
 ) -> None:
-    # The attribute names a driver this clone does not define: git's text merge runs.
-    # A twin clone without the attribute at all must stop on the very same conflicts.
+    # `resolve` runs only the copy of the merge code kept in the git dir, never the work
+    # tree's (which a stopped merge has filled with the incoming branch's): a fresh clone
+    # has none, and is told to run `track`, which writes it, from its own branch.
+    refused = mem(fresh, "resolve")
+    assert refused.returncode == 2 and "`eco_mem.py track`" in refused.stderr
+    assert "merged" not in ok(mem(fresh, "track")).stdout and not git(fresh, "status", "-s")
+    # Without the driver in its config (a tool that ignores drivers, GitHub's merge
+    # button) the attribute names a driver this clone does not define: git's text merge
+    # runs. A twin clone without the attribute at all must stop on the very same conflicts.
+    git(fresh, "config", "--remove-section", "merge.eco-mem-catalog")
     twin = tmp_path / "twin"
     shutil.copytree(fresh, twin, symlinks=True)
     (twin / ".git/info/attributes").write_text(f"/{MEMORY}/**/INDEX.md merge=text\n")

@@ -38,6 +38,53 @@ if sys.pycache_prefix is None:
     # the prefix above already does that, so caching stays on.
     sys.dont_write_bytecode = False
 
+
+def resolve_from_the_git_dir(args):
+    """`resolve` finishes a merge that stopped, when the work tree holds what the incoming
+    commits put there, this package among them. So it runs the copy of the merge code that
+    `track` keeps in the git dir (`<common git dir>/eco-mem/resolve.py`), found here with
+    the standard library alone, before any module of the work tree is imported: only this
+    file runs from the tree. No copy is an error, never a reason to run the tree's."""
+    import subprocess
+
+    start = _HERE  # the script's folder as typed, links kept: its repository
+    if args[:1] == ["--root"] and len(args) > 1:
+        start, args = args[1], args[2:]
+    top = os.path.abspath(start)
+    while not os.path.lexists(os.path.join(top, ".git")) and os.path.dirname(top) != top:
+        top = os.path.dirname(top)
+    git_dir = os.path.join(top, ".git")
+    if not os.path.isdir(git_dir):  # a linked worktree or a submodule: "gitdir: PATH"
+        pointer = _small(git_dir)
+        if not pointer.startswith("gitdir:"):
+            print(f"eco_mem.py resolve: {start} is not inside a git work tree", file=sys.stderr)
+            return 2
+        git_dir = os.path.join(top, pointer[len("gitdir:") :].strip())
+    common = os.path.join(git_dir, _small(os.path.join(git_dir, "commondir")))
+    launcher = os.path.join(common, "eco-mem", "resolve.py")
+    if os.path.islink(launcher) or not os.path.isfile(launcher):
+        print(
+            "eco_mem.py resolve: this clone keeps no copy of the merge code in its git dir;"
+            " abort the merge, run `eco_mem.py track` on your own branch, then merge again",
+            file=sys.stderr,
+        )
+        return 2
+    # -I: no PYTHONPATH, user site or current folder; -S: no .pth files.
+    return subprocess.call([sys.executable, "-I", "-S", launcher, *args], cwd=top)
+
+
+def _small(path):
+    """A small file git keeps (a `gitdir:` pointer, `commondir`), stripped; "" if unreadable."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["resolve"]:
+    sys.exit(resolve_from_the_git_dir(sys.argv[2:]))
+
 if __name__ == "__main__" and sys.argv[1:] == ["context"]:
     # A harness hook at session start (commands/context.py): no argument parser, and
     # never an error that could stop the session; ECO_MEM_DEBUG=1 shows what went wrong.

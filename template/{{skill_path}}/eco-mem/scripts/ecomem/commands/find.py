@@ -4,14 +4,16 @@ A row matches a word when the row holds it, or the entry file behind the row doe
 fact's scope and body), by substring or by word stem: `translations` finds "translated".
 Only catalog rows are printed, so a poisoned entry cannot reach the reader through a
 search. Entries are read (read_unseen) only as regular files inside their drawer, never
-a link, a FIFO or a row leading out, and without moving their access time: the
+a link, a FIFO or a row leading out, from no drawer or memory folder that a link takes
+out of its place (store/place.py), and without moving their access time: the
 experiment kit judges which entries an agent opened by atime. The entries of the rows
 shown are also checked for their cites lines, so a row whose evidence is gone says so
 (check_evidence) by path and verdict: the text a cites line quotes is never printed.
 A cell that verify's injection rule flags (a row written by hand, past the write gate)
 is withheld from the output, named as withheld, rather than handed to the reader.
-The desks (at most a few) have no rows: each open desk is listed from its own
-file, by its heading and goal line only, ahead of every row.
+The desks have no rows: each open desk is listed from its own file, by its heading
+and goal line only, ahead of every row; at most the desk cap of them (then how many
+more), so a commit that plants thousands of desks cannot flood the reader.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ import re
 from pathlib import Path
 
 from .. import protocol
-from ..paths import escapes, inside
+from ..paths import escapes
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.desks import desk_summary, read_desks
 from ..store.load import INDEX
 from ..store.names import WITHHELD as WITHHELD_NAME
 from ..store.names import is_slug_file
+from ..store.place import refused
 from ..store.rows import cell
 from ..store.textfile import read_lines
 
@@ -77,6 +80,7 @@ STOPWORDS = frozenset(
 SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
 # fmt: on
 SHOWN_PATH = 120  # a longer cited path is named by its line instead
+MAX_PROBLEMS = 10  # lines about files not read; verify lists every one
 ENTRY_LINES = 120  # every entry at its line cap fits; more is never needed to rank
 
 
@@ -210,8 +214,20 @@ def search(
     # No words lists every row; words with nothing to search for (`find '???'`) match none.
     listing = not any(word.strip() for word in words)
     matches_found, problems, read = [], [], 0
+    # The writers' rule: nothing is read from a memory folder or drawer that a link
+    # takes out of its place, nor from a catalog that is a link (store/place.py).
+    why = refused(root, protocol.MEMORY_DIR)
+    if why:
+        return [], [why], 0
     for order, drawer in enumerate(drawers):
+        why = refused(root, protocol.MEMORY_DIR, drawer)
+        if why:
+            problems.append(why)
+            continue
         relpath = f"{protocol.MEMORY_DIR}/{drawer}/{INDEX}"
+        if (root / relpath).is_symlink():
+            problems.append(f"{relpath}: a link, not read; run verify")
+            continue
         if not (root / relpath).is_file():  # missing, or a FIFO that would block a read
             problems.append(f"{relpath}: not a regular file; run verify")
             continue
@@ -224,8 +240,6 @@ def search(
             matches_found += open_desks(root, problems)
             continue  # desks have no rows; verify reports any left from the old layout
         catalog = parse_catalog(lines)
-        # Entries are read only from a drawer that is really inside the repository.
-        readable = inside(root / protocol.MEMORY_DIR / drawer, root)
         for row in catalog.rows:
             if len(row.cells) != len(catalog.columns):
                 continue
@@ -239,7 +253,7 @@ def search(
             in_row = [term for term in terms if matches(term, text, text_stems)]
             in_entry = []
             entry_path = path.startswith(f"{protocol.MEMORY_DIR}/{drawer}/")
-            if readable and entry_path and len(in_row) < len(terms):
+            if entry_path and len(in_row) < len(terms):
                 entry = entry_text(root / path)
                 entry_stems = stems(entry)
                 in_entry = [
@@ -385,8 +399,10 @@ def run(root: Path, args) -> int:
         matches += found
         problems += said
         read += count
-    for problem in problems:
+    for problem in problems[:MAX_PROBLEMS]:
         print(problem, file=sys.stderr)
+    if len(problems) > MAX_PROBLEMS:
+        print(f"{len(problems) - MAX_PROBLEMS} more problems; run verify", file=sys.stderr)
     depth = {store: index for index, store in enumerate(chain)}
     here = stores.working_folder(root)
     if here:  # a fact scoped to this folder (`scope: packages/web/**`) ranks first
@@ -401,7 +417,9 @@ def run(root: Path, args) -> int:
     rows.sort(key=lambda match: (match.rank[:3], depth[match.store], match.rank[3:]))
     kept = rows if args.all else rows[:MAX_ROWS]
     kept.sort(key=lambda match: (depth[match.store], match.rank))
-    shown = desks + kept
+    # At most the desk cap: a store holds no more desks, unless a commit planted them.
+    listed = desks if args.all else desks[: protocol.CAPS["desks"]]
+    shown = listed + kept
     for store in chain:
         stores.use(store)
         check_evidence(
@@ -428,14 +446,16 @@ def run(root: Path, args) -> int:
         for match in shown:  # a path the reader can open from where they ran find
             store = stores.label(match.store) if several else None
             print(match.as_text(from_here(root, match.path), store))
-        if not rows and (args.text or not desks):
+            if listed and match is listed[-1] and len(listed) < len(desks):
+                hidden = len(desks) - len(listed)
+                print(f"{hidden} more desks: `find --drawer working --all` lists every one")
+        if read and not rows and (args.text or not desks):
             indexes = ", ".join(f"{store}/*/INDEX.md" for store in chain)
             print(
                 "no matching row for those words; before concluding nothing is remembered,"
                 f" read the four INDEX files ({indexes})",
                 file=sys.stderr,
             )
-        elif len(shown) < len(matches):
-            shown_rows = len(shown) - len(desks)
-            print(f"{shown_rows} of {len(rows)} rows; --all shows every one", file=sys.stderr)
+        elif len(kept) < len(rows):
+            print(f"{len(kept)} of {len(rows)} rows; --all shows every one", file=sys.stderr)
     return 0 if read else 2

@@ -9,10 +9,9 @@ human keeps its conflict, with markers around the disputed rows only.
 
 When a merge stops, the work tree holds what the incoming commits put there, the
 skill's scripts among them. So `resolve` runs from the copy git's merge driver runs
-(install/driver.py: `<common git dir>/eco-mem/resolve.py`), not from the work tree:
-started from the work tree, it hands over to that copy before importing anything a
-commit could have changed. Only a clone without the copy runs the work tree's, and
-says so.
+(install/driver.py: `<common git dir>/eco-mem/resolve.py`), never from the work tree:
+eco_mem.py hands `resolve` over to that copy before it imports this package, and a
+clone without the copy gets one line saying to run `track`, not the tree's merge code.
 """
 
 from __future__ import annotations
@@ -89,22 +88,23 @@ def top_level(root: Path) -> Path:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
+    """Reached only when the package is driven without eco_mem.py (which hands `resolve`
+    to the copy first): hand over the same way, and never merge with this tree's code."""
     top = top_level(root)
-    if not _running_the_copy():
-        from ..install.driver import resolve_launcher
+    if _running_the_copy():
+        return resolve(top)
+    from ..install.driver import resolve_launcher
 
-        launcher = resolve_launcher(top)
-        if launcher is not None:
-            import subprocess
-
-            # -I: no PYTHONPATH, no user site, not the current folder; -S: no .pth files.
-            return subprocess.call([sys.executable, "-I", "-S", os.fspath(launcher)], cwd=top)
-        print(
-            "eco_mem.py resolve: this clone has no merge driver copy, so the work tree's"
-            " scripts run; `eco_mem.py track` sets the copy",
-            file=sys.stderr,
+    launcher = resolve_launcher(top)
+    if launcher is None:
+        raise UsageError(
+            "this clone keeps no copy of the merge code in its git dir; abort the merge,"
+            " run `eco_mem.py track` on your own branch, then merge again"
         )
-    return resolve(top)
+    import subprocess
+
+    # -I: no PYTHONPATH, no user site, not the current folder; -S: no .pth files.
+    return subprocess.call([sys.executable, "-I", "-S", os.fspath(launcher)], cwd=top)
 
 
 def _running_the_copy() -> bool:
@@ -117,6 +117,9 @@ def main(argv: list[str]) -> int:
     """The copy's entry: `resolve` in the repository of the current folder."""
     from ..boundary import guarded
 
+    if argv in (["-h"], ["--help"]):
+        print(f"usage: eco_mem.py resolve [--root ROOT]\n\n{DESCRIPTION}\n{EPILOG}", end="")
+        return 0
     if argv:
         print("resolve takes no arguments; run it inside the repository", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import date
 from pathlib import Path
 
@@ -124,6 +125,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
         if not (root / memory_dir).is_dir():
             continue
         store, _ = load_store(root)  # what does not fit the store's shape is verify's to say
+        for line in store.unread:  # but a folder not read at all is said, or review would pass
+            print(f"eco_mem.py review: {line}", file=sys.stderr)
         found, size = run_all(Review(store, today, limits, args.suggest_cites), args.default_branch)
         package = stores.package_of(memory_dir)
         for item in found:

@@ -69,7 +69,11 @@ RESOLVE_TEXT = '''\
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "{folder}"))
+copy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "{folder}")
+if not os.path.isdir(copy):
+    print("eco_mem.py resolve: its copy of the merge code is gone; run `eco_mem.py track`", file=sys.stderr)
+    sys.exit(2)
+sys.path.insert(0, copy)
 from ecomem.commands.resolve import main  # noqa: E402
 
 sys.exit(main(sys.argv[1:]))

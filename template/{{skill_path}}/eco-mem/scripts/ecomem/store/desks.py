@@ -2,8 +2,9 @@
 
 `find` lists the desks ahead of every row and `context` prints them for a harness at the
 start of a session; both read them here, so both skip the same files and parse the same
-way. A desk that is a symlink leading out of the drawer is not read (verify reports it),
-nor is one whose file name is not a slug: its name is never printed (store/names.py).
+way. A desk that is a link is not read (verify reports it), nor is one whose file name
+is not a slug: its name is never printed (store/names.py). Neither is a drawer that a
+commit made a link (store/place.py).
 Writing a desk's text is shapes.desk's job.
 """
 
@@ -37,21 +38,32 @@ class Desk:
 
 
 def read_desks(root, problems: list[str]) -> list[Desk]:
-    """Every desk file in the working drawer, by name. A link leading out of the drawer is
-    not read: a line saying so goes to `problems`. OSError when the drawer cannot be listed."""
+    """Every desk file in the working drawer, by name. A drawer or memory folder that is a
+    link out of its place (store/place.py) is not read, nor is a desk that is a link: a
+    line saying so goes to `problems`. OSError when the drawer cannot be listed."""
+    from .place import refused
+
+    why = refused(root, protocol.MEMORY_DIR, "working")
+    if why:
+        problems.append(why)
+        return []
     folder = os.path.join(root, protocol.MEMORY_DIR, "working")
-    real_folder = os.path.realpath(folder)
     found = []
     for item in sorted(os.scandir(folder), key=lambda entry: entry.name):
-        if item.name == INDEX or not item.name.endswith(".md") or not item.is_file():
+        if item.name == INDEX or not item.name.endswith(".md"):
+            continue
+        link = item.is_symlink()
+        if not link and not item.is_file():  # a folder, a FIFO: verify's to report
             continue
         if not is_slug_file(item.name):
             where = f"{protocol.MEMORY_DIR}/working/{WITHHELD}"
             problems.append(f"{where}: a desk whose name is not a slug, not read; run verify")
             continue
         relpath = f"{protocol.MEMORY_DIR}/working/{item.name}"
-        if item.is_symlink() and not _inside(os.path.realpath(item.path), real_folder):
-            problems.append(f"{relpath}: a link leading out of the drawer, not read; run verify")
+        if link:  # never read, wherever it leads: a desk is a file of its own
+            real_folder = os.path.realpath(folder)
+            where = "in" if _inside(os.path.realpath(item.path), real_folder) else "leading out of"
+            problems.append(f"{relpath}: a link {where} the drawer, not read; run verify")
             continue
         lines, unreadable = read_lines(item.path, relpath)
         found.append(Desk(item.name, relpath, lines, unreadable))

@@ -2,8 +2,9 @@
 
 Loading and the structure rules are one step: to know which files are
 entries we have to decide, at the same time, which ones do not belong.
-Nothing outside a drawer is ever opened, and symlinks leading out of their
-drawer are reported, not followed.
+Nothing outside a drawer is ever opened, and links are reported, never followed:
+an entry or catalog that is a link, a drawer that is one, a memory folder that a
+link takes out of the repository (store/place.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..paths import inside
 from . import INDEX
 from .catalog import Catalog, parse_catalog
 from .names import is_slug_file, shown
+from .place import OUT, refusal, refused
 from .textfile import read_lines
 
 WORKING_IGNORE = ".gitignore"
@@ -63,6 +65,9 @@ class Store:
         # {folder relpath: [(name, FOLDER, LINKED_FOLDER or FILE)]} as loading listed them:
         # verify's ignore check reuses it rather than list every folder of every store again.
         self.listing: dict[str, list[tuple[str, bool]]] = {}
+        # One line per folder not read because a link takes it out of its place
+        # (store/place.py): commands that do not print findings say these instead.
+        self.unread: list[str] = []
 
 
 def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[Finding]]:
@@ -73,6 +78,9 @@ def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[F
     if not memory.is_dir():
         message = "memory folder not found; run `copier copy` again or pass --root"
         return store, [Finding(memory_dir, 0, "structure.missing-root", ERROR, message)]
+    if refusal(root, memory_dir):  # a link out: not even listed
+        store.unread.append(refused(root, memory_dir))
+        return store, [_linked(memory_dir, refusal(root, memory_dir), "memory folder")]
     findings: list[Finding] = []
     children = sorted(os.scandir(memory), key=lambda item: item.name)
     store.listing[memory_dir] = [(child.name, kind_of(child)) for child in children]
@@ -80,6 +88,8 @@ def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[F
         relpath = f"{memory_dir}/{shown(child.name)}"
         if child.name in ROOT_FILES and child.is_file(follow_symlinks=False):
             continue
+        if child.name in protocol.DRAWERS and child.is_symlink():
+            continue  # a drawer that is a link: reported with the drawers below
         if child.is_dir(follow_symlinks=False):
             if child.name not in protocol.DRAWERS:
                 message = f"a fifth memory folder; move its entries into one of {', '.join(protocol.DRAWERS)}"
@@ -90,6 +100,11 @@ def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[F
     for name in protocol.DRAWERS:
         drawer = Drawer(name, f"{memory_dir}/{name}")
         store.drawers[name] = drawer
+        why = refusal(root, memory_dir, name)
+        if why:
+            store.unread.append(refused(root, memory_dir, name))
+            findings.append(_linked(drawer.relpath, why, "drawer"))
+            continue
         findings.extend(_load_drawer(memory / name, drawer, store.listing))
     if memory_dir == protocol.ROOT_MEMORY_DIR:  # one journal for the clone, said once
         findings.extend(_interrupted_write(root, memory_dir))
@@ -120,6 +135,16 @@ def kind_of(item: os.DirEntry) -> str:
     if item.is_dir(follow_symlinks=False):
         return FOLDER
     return LINKED_FOLDER if item.is_dir() else FILE
+
+
+def _linked(relpath: str, why: str, what: str) -> Finding:
+    """A memory folder or drawer that is not read: a link takes it out of its place."""
+    rule = "drift.path-escapes" if why == OUT else "structure.link"
+    message = (
+        f"the {what} {why}, so nothing in it is read; replace the link with a real"
+        " folder (`git rm` it, then `eco_mem.py restore-indexes`)"
+    )
+    return Finding(relpath, 0, rule, ERROR, message)
 
 
 def _stray(relpath: str) -> Finding:
