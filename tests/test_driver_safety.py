@@ -380,10 +380,9 @@ def test_remove_driver_takes_out_the_section_and_every_copy(repo: Path) -> None:
     first = ok(subprocess.run([sys.executable, "-c", code, str(scripts), str(repo)], **QUIET))
     assert first.stdout.strip() == "True"
     assert SECTION not in git(repo, "config", "--list")
-    # Every copy and the launcher go; upgrade's record of the trusted template source
-    # (install/template_source.py) is not the driver's, and stays.
-    home = repo / ".git/eco-mem"
-    assert not home.exists() or {path.name for path in home.iterdir()} <= {"template-source"}
+    # Every copy, the launcher, the lock and upgrade's record of the trusted source go:
+    # uninstall (its one caller) leaves nothing of eco-mem in the git dir.
+    assert not (repo / ".git/eco-mem").exists()
     again = ok(subprocess.run([sys.executable, "-c", code, str(scripts), str(repo)], **QUIET))
     assert again.stdout.strip() == "False"
     # Git merges the catalogs as plain text again: it stops, as without eco-mem.
