@@ -34,7 +34,7 @@ from ..git import git
 from ..safe_open import make_folders, replace, write_text
 from ..store.load import INDEX
 from . import template_source
-from .answers import read_answers, read_text
+from .answers import QUESTIONS, read_answers, read_text
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
 from .template_source import REMOTE, location, refuse_option
 
@@ -86,7 +86,8 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
     missing = [d for d in protocol.DRAWERS if not (memory / d / INDEX).exists()]
     if not memory.is_dir() or not missing:
         return []
-    data = [f"--data={key}={value}" for key, value in answers.items() if not key.startswith("_")]
+    # The questions only: Copier would take a computed value given as data as it is.
+    data = [f"--data={key}={value}" for key, value in answers.items() if key in QUESTIONS]
     source, ref = answers.get("_src_path", ""), answers.get("_commit", "HEAD")
     refuse_option("_src_path", source)
     refuse_option("_commit", ref)
