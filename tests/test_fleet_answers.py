@@ -38,6 +38,7 @@ from tests.helpers import (
     SKILL,
     commit_all,
     copy_template,
+    git,
     init_repo,
     replace_in,
     run_script,
@@ -205,3 +206,31 @@ def test_restore_indexes_passes_only_the_questions_on(tmp_path: Path) -> None:
     assert restored.returncode == 0, restored.stderr
     assert f"restored {MEMORY}/semantic/INDEX.md from the template" in restored.stdout
     assert restored.stderr == ""
+
+
+def test_plain_update_refuses_an_answers_file_that_sets_a_computed_value(tmp_path: Path) -> None:
+    # Copier re-renders the installed version with the answers file as data, so a
+    # computed value written there is refused there too, before the tree changes.
+    template = two_releases(tmp_path / "eco-mem")
+    host = init_repo(tmp_path / "host")
+    copy_template(template, host, vcs_ref="v1.0.0")
+    with (host / ANSWERS).open("a", encoding="utf-8") as answers:
+        answers.write(f'verify_command: "{EVIL}"\n')
+    commit_all(host, "an answers file that sets a computed value")
+    head = git(host, "rev-parse", "HEAD")
+
+    updated = subprocess.run(
+        [COPIER, "update", "--trust", "--defaults", "-a", ANSWERS, "--vcs-ref", "v2.0.0"],
+        cwd=host,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+    assert updated.returncode != 0
+    assert "Traceback" not in updated.stderr
+    assert updated.stderr.strip().splitlines()[-1] == (
+        "verify_command: computed from the other answers, never given; remove it from"
+        f" --data (or from {ANSWERS})"
+    )
+    assert git(host, "rev-parse", "HEAD") == head and git(host, "status", "--porcelain") == ""
