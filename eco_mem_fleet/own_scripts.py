@@ -33,7 +33,8 @@ from eco_mem_fleet.versions import ANSWERS_FILE, DEFAULT_SKILL_PATH
 
 DEFAULT_MEMORY_PATH = ".agents/memory"
 SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
-# The questions copier.yml asks (tests/test_fleet_answers.py holds this to copier.yml).
+# The questions copier.yml asks (tests/test_fleet_answers.py holds this to copier.yml;
+# the rendered scripts carry the same list, rendered from copier.yml, as protocol.QUESTIONS).
 # Everything else in an answers file is computed by the template from these.
 QUESTIONS = (
     "skill_path",

@@ -53,7 +53,6 @@ COMPUTED_ANSWERS = (
     "claude_link: true\n"
     "claude_skills: .git/hooks\n"
 )
-RENDERED_QUESTIONS = PROJECT / "template/{{skill_path}}/eco-mem/scripts/ecomem/install/answers.py"
 
 
 def asked_questions() -> list[str]:
@@ -62,15 +61,8 @@ def asked_questions() -> list[str]:
     return [name for name in config if not name.startswith("_") and name not in computed]
 
 
-def test_the_question_lists_are_copier_ymls_asked_questions() -> None:
+def test_the_fleets_questions_are_copier_ymls_asked_questions() -> None:
     assert sorted(QUESTIONS) == sorted(asked_questions())
-    tree = ast.parse(RENDERED_QUESTIONS.read_text(encoding="utf-8"))
-    (rendered,) = [
-        ast.literal_eval(node.value)
-        for node in tree.body
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "QUESTIONS"
-    ]
-    assert sorted(rendered) == sorted(asked_questions())
 
 
 def run_fleet(module: str, *args: str) -> subprocess.CompletedProcess:
@@ -167,6 +159,13 @@ def test_the_fleets_render_never_takes_a_computed_value(tmp_path: Path) -> None:
     protocol = (script.parent / "ecomem/protocol.py").read_text(encoding="utf-8")
     assert EVIL not in protocol and "semantic/x" not in protocol
     assert f"SKILL_DIR = '{SKILL}'" in protocol
+    # The rendered scripts carry copier.yml's questions, for restore-indexes' `--data`.
+    (rendered,) = [
+        ast.literal_eval(node.value)
+        for node in ast.parse(protocol).body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "QUESTIONS"
+    ]
+    assert rendered == asked_questions()
 
 
 COPIER = str(Path(sys.executable).with_name("copier"))

@@ -7,19 +7,6 @@ from pathlib import Path
 from .. import protocol
 from ..errors import UsageError
 
-# The questions copier.yml asks; the rest of its values are computed from these, and an
-# answers file that names one (skill_dir, verify_command, ...) must not pass it on as
-# `--data` (tests/test_fleet_answers.py holds this list to copier.yml).
-QUESTIONS = (
-    "skill_path",
-    "memory_path",
-    "claude_code",
-    "ci",
-    "ci_strict",
-    "desks_travel",
-    "review_thresholds",
-)
-
 
 def answers_path(root: Path) -> Path:
     return root / protocol.ANSWERS_FILE

@@ -34,7 +34,7 @@ from ..git import git
 from ..safe_open import make_folders, replace, write_text
 from ..store.load import INDEX
 from . import template_source
-from .answers import QUESTIONS, read_answers, read_text
+from .answers import read_answers, read_text
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
 from .template_source import REMOTE, location, refuse_option
 
@@ -87,7 +87,8 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
     if not memory.is_dir() or not missing:
         return []
     # The questions only: Copier would take a computed value given as data as it is.
-    data = [f"--data={key}={value}" for key, value in answers.items() if key in QUESTIONS]
+    asked = [(key, value) for key, value in answers.items() if key in protocol.QUESTIONS]
+    data = [f"--data={key}={value}" for key, value in asked]
     source, ref = answers.get("_src_path", ""), answers.get("_commit", "HEAD")
     refuse_option("_src_path", source)
     refuse_option("_commit", ref)
