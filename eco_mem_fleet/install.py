@@ -27,7 +27,7 @@ from all_repos import autofix_lib
 from eco_mem_fleet import autofix
 from eco_mem_fleet.fixes import already_installed, install_one
 from eco_mem_fleet.report import Outcome
-from eco_mem_fleet.versions import newest_tag, read_answers, template_source
+from eco_mem_fleet.versions import UNREADABLE, newest_tag, read_answers, template_source, unreadable
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,7 +61,12 @@ def load_data(path: str | None) -> dict:
 
 
 def not_installed(path: str, name: str, ref: str = "?") -> Outcome | None:
-    answers = read_answers(Path(path))
+    """A `select` for autofix.run: leave alone repos that have eco-mem; fail one whose
+    answers file cannot be read (the run goes on for the others)."""
+    try:
+        answers = read_answers(Path(path))
+    except UNREADABLE as error:
+        return Outcome(name, "install", "?", ref, "failed", message=unreadable(error))
     if answers is None:
         return None
     return already_installed(name, answers, ref)

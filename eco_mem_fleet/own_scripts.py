@@ -10,8 +10,11 @@ that `eco_mem.py` under `python -I` with `--root` pointing at the clone.
 One render per distinct set of answers per run; most fleets need one.
 
 Before anything runs, `refusal` turns down a repository whose answers name
-another template than the fleet's, a path that leaves the repository, or a
-ref that would read as an option.
+another template than the fleet's, a path that leaves the repository or
+enters `.git`, a ref that would read as an option, or a value the template
+computes (`skill_dir`, `verify_command`, ...): Copier takes such a value as
+given when it arrives as data, so only the questions in QUESTIONS ever reach
+the render.
 """
 
 from __future__ import annotations
@@ -30,6 +33,18 @@ from eco_mem_fleet.versions import ANSWERS_FILE, DEFAULT_SKILL_PATH
 
 DEFAULT_MEMORY_PATH = ".agents/memory"
 SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
+# The questions copier.yml asks (tests/test_fleet_answers.py holds this to copier.yml;
+# the rendered scripts carry the same list, rendered from copier.yml, as protocol.QUESTIONS).
+# Everything else in an answers file is computed by the template from these.
+QUESTIONS = (
+    "skill_path",
+    "memory_path",
+    "claude_code",
+    "ci",
+    "ci_strict",
+    "desks_travel",
+    "review_thresholds",
+)
 # Tags, branch names and commit hashes; never anything git could read as an option.
 SAFE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
@@ -74,6 +89,15 @@ def refusal(repo: Path, answers: dict, template: str) -> str:
         value = answers.get(key, default)
         if leaves(repo, value):
             return f"refused: {key} {value!r} leaves the repository"
+        if any(part.lower() == ".git" for part in Path(value).parts):
+            # In any letter case: on macOS and Windows `.GIT` is the same folder.
+            return f"refused: {key} {value!r} is inside .git"
+    computed = [key for key in answers if not str(key).startswith("_") and key not in QUESTIONS]
+    if computed:
+        return (
+            f"refused: its answers file sets {computed[0]!r}, which is no question of the"
+            " template (the template computes it); remove that line"
+        )
     commit = answers.get("_commit")
     if commit is not None and not SAFE_REF.fullmatch(str(commit)):
         return f"refused: _commit {str(commit)!r} is not a ref"
@@ -81,11 +105,12 @@ def refusal(repo: Path, answers: dict, template: str) -> str:
 
 
 def answered(answers: dict) -> dict:
-    """The questions' answers (no `_` keys), plain scalars only: what the render needs."""
+    """The answers to the template's QUESTIONS, plain scalars only: what the render needs.
+    Never a computed value, even where `refusal` was skipped."""
     return {
         key: value
         for key, value in answers.items()
-        if not str(key).startswith("_") and isinstance(value, (str, bool, int, float))
+        if key in QUESTIONS and isinstance(value, (str, bool, int, float))
     }
 
 

@@ -32,13 +32,19 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-import yaml
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
 from eco_mem_fleet.own_scripts import OwnScripts, refusal, run_own
 from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
-from eco_mem_fleet.versions import is_older, newest_tag, read_answers, template_source
+from eco_mem_fleet.versions import (
+    UNREADABLE,
+    is_older,
+    newest_tag,
+    read_answers,
+    template_source,
+    unreadable,
+)
 
 
 @dataclasses.dataclass
@@ -126,9 +132,9 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
         return status
     try:
         answers = read_answers(Path(path))
-    except (OSError, UnicodeError, yaml.YAMLError) as error:
+    except UNREADABLE as error:
         status.installed = True
-        status.problem = f"refused: its answers file cannot be read ({type(error).__name__})"
+        status.problem = unreadable(error)
         return status
     if answers is None:
         return status

@@ -27,7 +27,14 @@ from eco_mem_fleet import autofix
 from eco_mem_fleet.fixes import upgrade_one
 from eco_mem_fleet.own_scripts import refusal
 from eco_mem_fleet.report import Outcome
-from eco_mem_fleet.versions import is_older, newest_tag, read_answers, template_source
+from eco_mem_fleet.versions import (
+    UNREADABLE,
+    is_older,
+    newest_tag,
+    read_answers,
+    template_source,
+    unreadable,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,10 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def behind(template: str, target: str):
     """A `select` for autofix.run: leave alone repos that lack eco-mem or are current,
-    and fail those the fleet refuses to act on (another template, paths outside)."""
+    and fail those the fleet refuses to act on (another template, paths outside, an
+    answers file it cannot read): one repository fails, the run goes on."""
 
     def select(path: str, name: str) -> Outcome | None:
-        answers = read_answers(Path(path))
+        try:
+            answers = read_answers(Path(path))
+        except UNREADABLE as error:
+            return Outcome(name, "upgrade", "?", target, "failed", message=unreadable(error))
         if answers is None:
             return Outcome(name, "upgrade", result="skipped", message="eco-mem not installed")
         installed = str(answers.get("_commit", "?"))

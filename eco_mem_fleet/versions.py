@@ -17,6 +17,13 @@ from packaging.version import InvalidVersion, Version
 
 ANSWERS_FILE = ".copier-answers.eco-mem.yml"
 DEFAULT_SKILL_PATH = ".agents/skills"
+# What reading an answers file can raise: it is the repository's data, any bytes at all.
+UNREADABLE = (OSError, UnicodeError, yaml.YAMLError)
+
+
+def unreadable(error: Exception) -> str:
+    """The one line that fails a repository whose answers file cannot be read."""
+    return f"refused: its answers file cannot be read ({type(error).__name__})"
 
 
 def read_answers(repo: Path) -> dict | None:

@@ -125,17 +125,56 @@ def prompt_problem(context, name: str) -> str:
     return answer_problem(context, name)
 
 
+def computed_questions(template_folder) -> list[str]:
+    """The template's computed values: the questions copier.yml never asks, marked
+    `when: false` or given no `help` (`answers_refused` runs its check in `when`)."""
+    config = yaml.safe_load((Path(template_folder) / "copier.yml").read_text(encoding="utf-8"))
+    return [
+        name
+        for name, spec in config.items()
+        if not name.startswith("_")
+        and isinstance(spec, dict)
+        and (spec.get("when") is False or "help" not in spec)
+    ]
+
+
+def asked_questions(copier_conf) -> list[str]:
+    """The questions copier.yml asks, in its order: what an answers file may hold."""
+    src = Path(copier_conf["src_path"])
+    config = yaml.safe_load((src / "copier.yml").read_text(encoding="utf-8"))
+    computed = computed_questions(src)
+    return [name for name in config if not name.startswith("_") and name not in computed]
+
+
+def computed_data_problem(copier_conf) -> str:
+    """Why the data holds a computed value, or "".
+
+    Copier lets `--data` (and the answers an update re-renders the old version with)
+    replace a `when: false` value, so `skill_dir`, `verify_command` or the like would
+    reach the rendered scripts and hooks as given, unchecked.
+    """
+    given = copier_conf["data"] or {}
+    for name in computed_questions(copier_conf["src_path"]):
+        if name in given:
+            return (
+                f"{name}: computed from the other answers, never given; remove it from"
+                f" --data (or from {copier_conf['answers_file'] or 'the answers file'})"
+            )
+    return ""
+
+
 @pass_context
 def refuse_bad_answers(context, names: list[str]) -> str:
-    """Stop before anything is written, in one line, at the first answer `answer_problem`
-    refuses: Copier prints a UserMessageError raised while it computes a value as its
-    message alone (and the API raises it), where a validator's ends in a traceback."""
-    for name in names:
-        why = answer_problem(context, name)
-        if why:
-            from copier.errors import UserMessageError  # only Copier renders copier.yml
+    """Stop before anything is written, in one line, at a computed value given as data
+    or the first answer `answer_problem` refuses: Copier prints a UserMessageError raised
+    while it renders copier.yml as its message alone (and the API raises it), where a
+    validator's ends in a traceback."""
+    problems = (answer_problem(context, name) for name in names)
+    why = computed_data_problem(context["_copier_conf"]) or next(filter(None, problems), "")
+    if why:
+        from copier.errors import UserMessageError  # only Copier renders copier.yml
 
-            raise UserMessageError(why)
+        raise UserMessageError(why)
     return ""
 
 
@@ -144,6 +183,7 @@ class AnswersExtension(Extension):
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
+        environment.filters["asked_questions"] = asked_questions
         environment.filters["findable_source"] = findable_source
         environment.filters["installed_skill_dir"] = installed_skill_dir
         environment.filters["install_move_problem"] = install_move_problem

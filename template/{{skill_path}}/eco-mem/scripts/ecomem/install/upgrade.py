@@ -86,7 +86,9 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
     missing = [d for d in protocol.DRAWERS if not (memory / d / INDEX).exists()]
     if not memory.is_dir() or not missing:
         return []
-    data = [f"--data={key}={value}" for key, value in answers.items() if not key.startswith("_")]
+    # The questions only: Copier would take a computed value given as data as it is.
+    asked = [(key, value) for key, value in answers.items() if key in protocol.QUESTIONS]
+    data = [f"--data={key}={value}" for key, value in asked]
     source, ref = answers.get("_src_path", ""), answers.get("_commit", "HEAD")
     refuse_option("_src_path", source)
     refuse_option("_commit", ref)
