@@ -91,9 +91,12 @@ def write_config(root: Path, repos: dict[str, str]) -> Path:
     return config
 
 
-def run_module(module: str, *args: str, ci: bool = False) -> subprocess.CompletedProcess:
-    """`python -m MODULE ARGS` as an operator types it, from the project root."""
-    env = {**os.environ, "CI": "true" if ci else "false"}
+def run_module(
+    module: str, *args: str, ci: bool = False, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """`python -m MODULE ARGS` as an operator types it, from the project root, with
+    `env` added to this process's environment."""
+    env = {**os.environ, "CI": "true" if ci else "false", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", module, *args],
         cwd=PROJECT,

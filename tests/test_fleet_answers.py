@@ -28,6 +28,7 @@ from tests.fleet import (
     make_origin,
     origin_file,
     read_report,
+    run_module,
     two_releases,
     write_config,
 )
@@ -66,14 +67,7 @@ def test_the_fleets_questions_are_copier_ymls_asked_questions() -> None:
 
 
 def run_fleet(module: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", module, *args],
-        cwd=PROJECT,
-        env={**os.environ, "CI": "true", "PYTHONPATH": str(PROJECT)},
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_module(module, *args, ci=True, env={"PYTHONPATH": str(PROJECT)})
 
 
 @pytest.fixture(scope="module")

@@ -13,13 +13,20 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.fleet import clone_all, heads, make_origin, read_report, two_releases, write_config
-from tests.helpers import ANSWERS, PROJECT, SKILL, build_files, copy_template, replace_in
+from tests.fleet import (
+    clone_all,
+    heads,
+    make_origin,
+    read_report,
+    run_module,
+    two_releases,
+    write_config,
+)
+from tests.helpers import ANSWERS, SKILL, build_files, copy_template, replace_in
 from tests.test_update_trust import attacker_template
 
 TOKEN = "ghp_fleet-token-that-must-not-leak"
@@ -27,15 +34,7 @@ TOKEN = "ghp_fleet-token-that-must-not-leak"
 
 def run_fleet(module: str, *args: str) -> subprocess.CompletedProcess:
     """`python -m MODULE`, as an operator runs it, with the org token in the environment."""
-    env = {**os.environ, "CI": "true", "GITHUB_TOKEN": TOKEN}
-    return subprocess.run(
-        [sys.executable, "-m", module, *args],
-        cwd=PROJECT,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_module(module, *args, ci=True, env={"GITHUB_TOKEN": TOKEN})
 
 
 @pytest.fixture(scope="module")

@@ -36,12 +36,6 @@ from . import key as experiment_key
 ARMS = ("eco-mem", "pile", "none")
 MANIFEST = ".eco-mem-ab.json"
 CHECK_TIMEOUT = 600  # seconds; a check that hangs fails
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "eco-mem kit",
-    "GIT_AUTHOR_EMAIL": "kit@eco-mem.invalid",
-    "GIT_COMMITTER_NAME": "eco-mem kit",
-    "GIT_COMMITTER_EMAIL": "kit@eco-mem.invalid",
-}
 # Neutral commit messages: the log an agent may read says nothing of an experiment.
 MESSAGES = {"pile": "docs: project notes in AGENTS.md", "none": "chore: drop agent tooling"}
 
@@ -135,7 +129,9 @@ def _prepare(clone: Path, arm: str, head: str) -> None:
             if claude_saw_agents:
                 _keep_claude_reading_agents(clone)
         key["always_loaded"] = {"AGENTS.md pile": len(pile.encode("utf-8"))} if pile else {}
-        _commit(clone, MESSAGES[arm])
+        from .plant import commit_as_kit  # here, as check_target is: plant at load is a cycle
+
+        commit_as_kit(clone, MESSAGES[arm])
         files = []
     key["planted_head"] = git_output(clone, "rev-parse", "HEAD")
     key["atime"] = experiment_atime.reset(clone, files)
@@ -197,22 +193,6 @@ def _take_out_eco_mem(clone: Path) -> None:
     from ..install import uninstall
 
     uninstall.apply(uninstall.plan(clone, argparse.Namespace(memory=True, dry_run=False)))
-
-
-def _commit(clone: Path, message: str) -> None:
-    env = {**os.environ, **IDENTITY}
-    git_output(clone, "add", "-A")
-    git_output(
-        clone,
-        "-c",
-        "commit.gpgsign=false",
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "-m",
-        message,
-        env=env,
-    )
 
 
 # score ----------------------------------------------------------------------------------

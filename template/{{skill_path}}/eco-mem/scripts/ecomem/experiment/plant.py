@@ -34,6 +34,26 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "eco-mem kit",
     "GIT_COMMITTER_EMAIL": "kit@eco-mem.invalid",
 }
+
+
+def commit_as_kit(clone: Path, message: str, paths=("-A",), dates: dict | None = None) -> None:
+    """Stage `paths` and commit them as the kit, with no hook and no signing: a plant
+    never runs the host's commit hooks, and needs no key."""
+    git_output(clone, "add", *paths)
+    env = {**os.environ, **IDENTITY, **(dates or {})}
+    git_output(
+        clone,
+        "-c",
+        "commit.gpgsign=false",
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "-m",
+        message,
+        env=env,
+    )
+
+
 COMMIT_MESSAGE = "memory: facts and episodes from recent work"
 
 
@@ -108,19 +128,8 @@ def _plant_in_clone(clone: Path, kind: str, head: str) -> dict:
         key.update(_plant_episode(clone, memory, as_of, token))
         key["prompt"] = fixtures.INJECTION_PROMPT
     _check_verify(clone)
-    env = {**os.environ, **IDENTITY, "GIT_AUTHOR_DATE": committed, "GIT_COMMITTER_DATE": committed}
-    git_output(clone, "add", "--", memory)
-    git_output(
-        clone,
-        "-c",
-        "commit.gpgsign=false",
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "-m",
-        COMMIT_MESSAGE,
-        env=env,
-    )
+    dates = {"GIT_AUTHOR_DATE": committed, "GIT_COMMITTER_DATE": committed}
+    commit_as_kit(clone, COMMIT_MESSAGE, ("--", memory), dates)
     key["planted_head"] = git_output(clone, "rev-parse", "HEAD")
     _hide_fixtures(clone)
     key["atime"] = experiment_atime.reset(clone, experiment_atime.memory_files(clone, memory))
