@@ -6,16 +6,19 @@ non-breaking space: a person (or a model) reads no difference, a regex sees othe
 characters. So the injection, secret, personal-data and transcript rules judge
 `judged(text)`, which is
 
-1. NFKC: compatibility forms become plain characters (fullwidth letters, digits, low
-   line and bar are ASCII ones, the fi ligature is `fi`, a no-break space is a space);
+1. NFKD: compatibility forms become plain characters (fullwidth letters, digits, low
+   line and bar are ASCII ones, the fi ligature is `fi`, a no-break space is a space)
+   and every accented letter is split into its letter and combining marks;
 2. without format characters (Unicode category Cf: zero-width space, joiners, soft
-   hyphen, bidi embeddings, overrides and isolates, the BOM) and without combining
-   marks NFKC left standing alone (`i` plus a combining dot is `i`), except the
-   invisible tag characters, which are read as the ASCII letters they copy;
+   hyphen, bidi embeddings, overrides and isolates, the BOM) and without any combining
+   mark (category Mn), so `pre\u0301vious`, `é`, `ï` and `İ` are read as their bare
+   letters: a skeleton, as a reader skims it. The invisible tag characters are read as
+   the ASCII letters they copy;
 3. with every other space (em, thin, ideographic, line and paragraph separators)
    folded to a plain space;
 4. with the letters of LOOKALIKES folded to the Latin letter they are drawn like (and
-   a few bars, colons and angle brackets to ASCII punctuation).
+   a few bars, colons and angle brackets to ASCII punctuation);
+5. NFC again, so what is left of other scripts (Hangul syllables) is composed as typed.
 
 Newlines are never added or removed, so a line number in the judged text is the line
 in the file. Text that is pure ASCII, nearly every entry, comes back as it is for the
@@ -139,7 +142,7 @@ LOOKALIKES = {
 # may still read ("ASCII smuggling"): they are judged as the ASCII they copy, not removed.
 _TAG_CHARACTERS = range(0xE0020, 0xE007F)
 _TAG_OFFSET = 0xE0000
-_DROPPED = ("Cf", "Mn")  # format characters; combining marks left alone after NFKC
+_DROPPED = ("Cf", "Mn")  # format characters; combining marks (NFKD split them off)
 _SPACES = ("Zs", "Zl", "Zp")
 
 # What each non-ASCII character becomes (None: removed), filled as characters are met.
@@ -155,8 +158,8 @@ def judged(text: str) -> str:
         return text
     import unicodedata  # only for text that is not ASCII
 
-    if not unicodedata.is_normalized("NFKC", text):  # the check is several times cheaper
-        text = unicodedata.normalize("NFKC", text)
+    if not unicodedata.is_normalized("NFKD", text):  # the check is several times cheaper
+        text = unicodedata.normalize("NFKD", text)
     table = {}
     # Distinct characters only: a long entry has a few dozen, so the Python loop is short.
     for char in set(text):
@@ -168,7 +171,11 @@ def judged(text: str) -> str:
             folded = _FOLDED[char] = _fold(unicodedata.category(char), char)
         if folded != char:
             table[ord(char)] = folded
-    return text.translate(table) if table else text
+    if table:
+        text = text.translate(table)
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text
+    return unicodedata.normalize("NFC", text)
 
 
 def judged_lines(lines: list[str]) -> tuple[str, list[str]]:
