@@ -194,6 +194,11 @@ _MARKER_NOUN = lazy(
     r"[ \t]*(?:(?:,|/|\bor\b|\band\b)[ \t]*)*(?:markers?|tags?|tokens?|delimiters?|strings?)\b"
 )
 _QUOTES = "`'\""
+# A line is judged to this many characters; a longer one is a finding of its own (no note
+# needs one, and text far past what a reader sees is where an order would hide). The cap
+# also bounds the work one line can cost.
+LONGEST_JUDGED = 16384
+NAMED_PER_LINE = 24  # markers one line may name (see _Layout.used_marker)
 
 _INDEX = "INDEX.md"  # the catalog file: a row there is read before any entry
 
@@ -217,9 +222,14 @@ def _hinted(lowered: str) -> tuple[bool, bool, list]:
 
 def scan(path: str, lines: list[str]) -> list:
     joined, lines = judged_lines(lines)  # rules/normalise.py
+    long_lines = {}  # 1-based line -> its length, for lines judged only in part
+    if len(joined) > LONGEST_JUDGED and any(len(line) > LONGEST_JUDGED for line in lines):
+        long_lines = {n: len(line) for n, line in enumerate(lines, 1) if len(line) > LONGEST_JUDGED}
+        lines = [line[:LONGEST_JUDGED] for line in lines]
+        joined = "\n".join(lines)
     lowered = joined.lower()  # str.lower keeps every newline, so lines still count
     turns, roles, phrases = _hinted(lowered)
-    if not (turns or roles or phrases):
+    if not (turns or roles or phrases or long_lines):
         return []  # the cells and quotes below are parts of this text: no hint there either
     origin = None
     rows = ()  # 1-based lines of catalog rows, in an INDEX file
@@ -231,37 +241,104 @@ def scan(path: str, lines: list[str]) -> list:
             lowered = "\n".join(lines).lower()
             turns, roles, phrases = _hinted(lowered)
     found = []  # (offset, message)
+    layout = _Layout(lowered)
 
     if turns and _FAKE_TURN_GATE.search(lowered):
-        for match in _FAKE_TURN.finditer(lowered):
-            if not _names_marker(lowered, match):
-                shown = match.group().strip()
-                if shown[:1] == "<" and shown[1:2] not in "|<":
-                    shown = shown.split()[0].rstrip(">") + ">"  # never what attributes say
-                found.append((match.start(), f"fake role marker {shown!r}; {_FIX}"))
+        for match in layout.first_per_line(_FAKE_TURN, layout.used_marker):
+            shown = match.group().strip()
+            if shown[:1] == "<" and shown[1:2] not in "|<":
+                shown = shown.split()[0].rstrip(">") + ">"  # never what attributes say
+            found.append((match.start(), f"fake role marker {shown!r}; {_FIX}"))
     if roles:
-        for match in _TURN_MARKER.finditer(lowered):
-            if not _names_marker(lowered, match):
-                shown = " ".join(match.group().split())
-                found.append((match.start(), f"fake chat turn {shown!r}; {_FIX}"))
+        for match in layout.first_per_line(_TURN_MARKER, layout.used_marker):
+            shown = " ".join(match.group().split())
+            found.append((match.start(), f"fake chat turn {shown!r}; {_FIX}"))
 
     for pattern in phrases:
-        for match in pattern.finditer(lowered):
-            if _is_command(lowered, match):
-                shown = " ".join(match.group().split())
-                found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
+        for match in layout.first_per_line(pattern, lambda m: _is_command(lowered, m)):
+            shown = " ".join(match.group().split())
+            found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
 
-    if not found:
+    if not (found or long_lines):
         return []
     from ..findings import ERROR, WARNING, Finding  # loaded only for a finding to report
 
     first: dict[int, str] = {}
     for line, message in _first_per_line(lowered, found):
         first.setdefault(origin[line - 1] if origin else line, message)
+    for line, length in long_lines.items():
+        first.setdefault(
+            line,
+            f"a line of {length} characters is judged only to its first {LONGEST_JUDGED}:"
+            " split it (a line this long can hide text past what is read)",
+        )
     return [
         Finding(path, line, RULE, ERROR if line in rows else WARNING, message)
-        for line, message in first.items()
+        for line, message in sorted(first.items())
     ]
+
+
+class _Layout:
+    """Where the lines of a text end and where its backticks are, found once on first use,
+    so placing a match costs a bisect instead of a scan back to its line start (which made
+    a long line of markers quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._newlines: list[int] | None = None
+        self._ticks: list[int] | None = None
+        self._named: dict[int, int] = {}  # line start -> markers named on that line
+
+    def used_marker(self, match) -> bool:
+        """Whether a marker is used rather than named (_names_marker). Past NAMED_PER_LINE
+        named markers on one line the next counts as used: a list that long is no note,
+        and judging each costs a window's scan."""
+        start = self.bounds(match.start())[0]
+        if self._named.get(start, 0) >= NAMED_PER_LINE or not _names_marker(self, match):
+            return True
+        self._named[start] = self._named.get(start, 0) + 1
+        return False
+
+    def _found(self) -> None:
+        import re  # loaded already: a match to place came from a compiled pattern
+
+        self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        self._ticks = [m.start() for m in re.finditer("`", self.text)]
+
+    def bounds(self, offset: int) -> tuple[int, int]:
+        """(start, end) of the line holding `offset`; end is its newline or the text end."""
+        if self._newlines is None:
+            self._found()
+        from bisect import bisect_left
+
+        index = bisect_left(self._newlines, offset)
+        start = self._newlines[index - 1] + 1 if index else 0
+        end = self._newlines[index] if index < len(self._newlines) else len(self.text)
+        return start, end
+
+    def ticks(self, start: int, end: int) -> int:
+        """How many backticks lie in text[start:end]."""
+        if self._ticks is None:
+            self._found()
+        from bisect import bisect_left
+
+        return bisect_left(self._ticks, end) - bisect_left(self._ticks, start)
+
+    def first_per_line(self, pattern, keep):
+        """The first match of `pattern` on each line that `keep` keeps: once a line has a
+        finding, the search goes on at the next line."""
+        position, text = 0, self.text
+        while True:
+            match = pattern.search(text, position)
+            if match is None:
+                return
+            if keep(match):
+                yield match
+                position = self.bounds(match.start())[1] + 1
+            else:
+                position = max(match.end(), match.start() + 1)
+            if position > len(text):
+                return
 
 
 def _segments(lines: list[str]) -> tuple[list[str], list[int] | None]:
@@ -297,23 +374,20 @@ def _segments(lines: list[str]) -> tuple[list[str], list[int] | None]:
     return read, origin
 
 
-def _names_marker(text: str, match) -> bool:
+def _names_marker(layout: _Layout, match) -> bool:
     """Whether a fake role marker is named rather than used: in a code span, alone in
     quotes, or in a list after a lead such as "such as" or "e.g.", or before a noun like
     "tags"."""
+    text = layout.text
     start, end = match.start(), match.end()
     before, after = text[start - 1 : start], text[end : end + 1]
     if before and before in _QUOTES and after == before:
         return True
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    if (
-        text.count("`", line_start, start) % 2
-        and "`" in text[end : line_end if line_end >= 0 else None]
-    ):
+    line_start, line_end = layout.bounds(start)
+    if layout.ticks(line_start, start) % 2 and layout.ticks(end, line_end):
         return True  # in a code span, as a backticked phrase is: shown, not said
     before = text[max(line_start, start - _CONTEXT) : start]
-    after = text[end : min(end + _CONTEXT, len(text) if line_end < 0 else line_end)]
+    after = text[end : min(end + _CONTEXT, line_end)]
     # Other markers and quotes in the list do not break it.
     before, after = (
         "".join(" " if char in _QUOTES else char for char in _FAKE_TURN.sub(" ", part))
