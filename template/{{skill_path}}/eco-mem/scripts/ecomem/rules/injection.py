@@ -27,7 +27,7 @@ letters and Cyrillic lookalikes spell the same words as plain ASCII.
 from __future__ import annotations
 
 from ..lazy_re import MULTILINE, lazy
-from .normalise import judged_lines
+from .normalise import judged, judged_lines
 
 RULE = "injection.instruction"
 
@@ -229,7 +229,9 @@ def scan(path: str, lines: list[str]) -> list:
         joined = "\n".join(lines)
     lowered = joined.lower()  # str.lower keeps every newline, so lines still count
     turns, roles, phrases = _hinted(lowered)
-    if not (turns or roles or phrases or long_lines):
+    if not (
+        turns or roles or phrases or long_lines or any(mark in lowered for mark in _MARKUP_HINTS)
+    ):
         return []  # the cells and quotes below are parts of this text: no hint there either
     origin = None
     rows = ()  # 1-based lines of catalog rows, in an INDEX file
@@ -259,13 +261,17 @@ def scan(path: str, lines: list[str]) -> list:
             shown = " ".join(match.group().split())
             found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
 
-    if not (found or long_lines):
-        return []
-    from ..findings import ERROR, WARNING, Finding  # loaded only for a finding to report
-
     first: dict[int, str] = {}
     for line, message in _first_per_line(lowered, found):
         first.setdefault(origin[line - 1] if origin else line, message)
+    # The same text as a reader sees it rendered: each paragraph one line, markup gone.
+    for line, message in _paragraph_findings(joined):
+        first.setdefault(line, message)
+
+    if not (first or long_lines):
+        return []
+    from ..findings import ERROR, WARNING, Finding  # loaded only for a finding to report
+
     for line, length in long_lines.items():
         first.setdefault(
             line,
@@ -276,6 +282,79 @@ def scan(path: str, lines: list[str]) -> list:
         Finding(path, line, RULE, ERROR if line in rows else WARNING, message)
         for line, message in sorted(first.items())
     ]
+
+
+# Markdown joins the lines of a paragraph and hides its markup, so "Ignore all\nprevious
+# instructions", "Ignore **all** previous instructions", "Ignore <!-- --> previous",
+# "&#73;gnore" and "ignore-previous-instructions" read as the order they spell. Each
+# paragraph is judged again as one line: entities decoded, comments, formatting tags and
+# emphasis removed, dashes and underscores read as spaces, link targets dropped.
+_MARKUP_HINTS = "\n&*_-<[~"
+_BLOCK_START = lazy(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|\||```|~~~|$)")
+_QUOTE_MARKS = lazy(r"^[ \t]*(?:>[ \t]*)+")
+_INLINE_MARKUP = lazy(
+    r"<!--.*?(?:-->|$)|-->|</?(?:b|i|u|s|em|strong|mark|span|font|sup|sub|small|big|ins|del"
+    r"|strike|tt|kbd|abbr|a|br|wbr|nobr)\b[^<>\n]{0,200}>|\]\([^()\n]{0,500}\)"
+)
+_SPACED = str.maketrans({"*": None, "~": None, "[": None, "]": None, "-": " ", "_": " "})
+
+
+def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
+    """(line, message) for phrases that only a paragraph read as rendered text spells."""
+    if not any(mark in joined for mark in _MARKUP_HINTS):
+        return []
+    # The whole text rendered at once first: if no phrase could be spelled, most entries
+    # are done with three passes in C, and each paragraph is left unread.
+    turns, _, phrases = _hinted(_rendered(joined).replace("\n", " "))
+    if not (turns or phrases):
+        return []
+    lines = joined.split("\n")
+    read, starts = [], []  # the paragraph copy's lines; (offset, 1-based line) of each part
+    paragraph: list[str] = []
+    offset = 0
+    for number, line in enumerate(lines, 1):
+        quoted = _QUOTE_MARKS.match(line)
+        body = line[quoted.end() :] if quoted else line
+        if paragraph and (not body.strip() or _BLOCK_START.match(body)):
+            read.append(" ".join(paragraph))
+            offset += len(read[-1]) + 1
+            paragraph = []
+        if body.strip():
+            part = _rendered(body)
+            starts.append((offset + sum(len(p) + 1 for p in paragraph), number))
+            paragraph.append(part)
+    if paragraph:
+        read.append(" ".join(paragraph))
+    text = "\n".join(read)
+    if text == joined.lower():
+        return []
+    turns, _, phrases = _hinted(text)
+    found = []
+    layout = _Layout(text)
+    if turns and _FAKE_TURN_GATE.search(text):
+        for match in layout.first_per_line(_FAKE_TURN, layout.used_marker):
+            found.append((match.start(), f"fake role marker {match.group().split()[0]!r}; {_FIX}"))
+    for pattern in phrases:
+        for match in layout.first_per_line(pattern, lambda m: _is_command(text, m)):
+            shown = " ".join(match.group().split())
+            found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
+    if not found:
+        return []
+    from bisect import bisect_right
+
+    offsets = [start for start, _ in starts]
+    return [(starts[bisect_right(offsets, at) - 1][1], message) for at, message in sorted(found)]
+
+
+def _rendered(line: str) -> str:
+    """One line as a reader sees it rendered, lowercased (see _paragraph_findings)."""
+    if "&" in line:
+        import html
+
+        line = judged(html.unescape(line))
+    if "<" in line or "](" in line:
+        line = _INLINE_MARKUP.sub("", line)
+    return line.translate(_SPACED).lower()
 
 
 class _Layout:
