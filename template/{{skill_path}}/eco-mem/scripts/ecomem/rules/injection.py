@@ -140,23 +140,27 @@ _MENTION_LEAD = lazy(
 )
 
 # Fake chat-template and role markers, anywhere in a line: ChatML and its kin (spaces
-# inside the bars, DeepSeek's `▁` for `_`), Llama's [INST] and <<SYS>> (spaced or not),
-# Gemma's turns, XML-ish system, instruction and tool-call tags, a "### System:" heading.
+# inside the bars or around them, DeepSeek's `▁` for `_`), gpt-oss harmony's tokens,
+# Llama's [INST] and <<SYS>> (spaced or not), Gemma's turns, XML-ish system (with any
+# suffix), instruction and tool-call tags, a "### System:" heading.
 # Fullwidth bars and brackets reach here as ASCII (rules/normalise.py).
 _SPECIAL_TOKENS = "|".join(
     name.replace("_", "[_\u2581]")
     for name in (
         "im_start", "im_end", "im_sep", "system", "assistant", "user", "endoftext", "eot_id",
         "start_header_id", "end_header_id", "begin_of_text", "begin_of_sentence",
-        "end_of_sentence",
+        "end_of_sentence", "eom_id", "python_tag",
+        # gpt-oss harmony
+        "start", "end", "channel", "message", "return", "call", "constrain",
     )
 )  # fmt: skip
+# `system` with any suffix: <system-reminder> is how Claude Code marks its own trusted notes.
 _TAGS = (
-    r"system|sys|system[-_]prompt|instructions?|invoke|tool[-_]calls?|tool[-_]use"
+    r"system(?:[-_][a-z0-9]{1,20}){0,3}|sys|instructions?|invoke|tool[-_]calls?|tool[-_]use"
     r"|tool[-_]results?|function[-_]calls?|function[-_]results?"
 )
 _FAKE_TURN = lazy(
-    rf"<\|[ \t]*(?:{_SPECIAL_TOKENS})[ \t]*\|>"
+    rf"<[ \t]*\|[ \t]*(?:{_SPECIAL_TOKENS})[ \t]*\|[ \t]*>"
     r"|<(?:start|end)_of_turn>"
     r"|\[[ \t]*/?[ \t]*(?:system|inst|sys)[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
     rf"|</?(?:[a-z][a-z0-9]{{0,11}}:)?(?:{_TAGS})(?:[ \t][^<>\n]{{0,200}})?>"
