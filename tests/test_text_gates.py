@@ -11,13 +11,18 @@ parts at run time (tests/secret_parts.py).
 from __future__ import annotations
 
 import json
+import random
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import MEMORY
 from tests.memory_helpers import fact, mem, refused_rules, verify_findings
+from tests.secret_parts import ALNUM, B64, random_text
+
+rand = partial(random_text, random.Random(20261202))
 
 ENTRY = f"{MEMORY}/semantic/release-notes.md"
 
@@ -254,3 +259,52 @@ def test_a_hand_named_entry_is_a_warning_and_still_judged(host: Path) -> None:
     assert ("structure.name-not-slug", "warning") in rules
     assert ("injection.instruction", "warning") in rules
     assert "API-notes" not in mem(host, "verify").stdout
+
+
+# -- F8: secrets in shapes the rules did not read -----------------------------------------
+
+PAT = "github" + "_pat_"
+
+
+def _secret_shapes() -> list:
+    token = f"{PAT}{rand(ALNUM, 22)}_{rand(ALNUM, 59)}"
+    password = rand(ALNUM, 7) + "q2" + rand(ALNUM, 6)  # 15 characters
+    sig = rand(ALNUM, 40) + "%2B" + rand(ALNUM, 3) + "%3D"
+    return [
+        pytest.param(f"CI pushes with {token[:40]}\n{token[40:]} daily", id="pat-wrapped"),
+        pytest.param(f"> CI pushes with {token[:40]}\n> {token[40:]}", id="pat-wrapped-quoted"),
+        pytest.param(f"curl -H 'X-Api-Key: {rand(ALNUM, 32)}' https://x.example", id="header"),
+        pytest.param(f"DB_PASSWORD={password} in .env", id="short-password"),
+        pytest.param(f"DB_PASSWORD={password[:5]}&{password[5:9]}%{password[9:]}", id="amp"),
+        pytest.param(f"docker login -u ci -p {rand(ALNUM, 20)} r.x.example", id="docker-p"),
+        pytest.param(f"mysql -u root -p{password} app", id="mysql-p"),
+        pytest.param(f"curl -u deploy:{password} https://x.example", id="curl-u"),
+        pytest.param(f"sshpass -p {password} ssh host", id="sshpass"),
+        pytest.param(
+            "> -----BEGIN RSA PRIVATE" + " KEY-----\n> " + rand(B64, 64) + "\n> " + rand(B64, 64),
+            id="pem-quoted",
+        ),
+        pytest.param(f"https://a.blob.core.windows.net/c?sv=2022-11-02&sig={sig}", id="azure-sas"),
+    ]
+
+
+@pytest.mark.parametrize("text", _secret_shapes())
+def test_a_secret_in_a_shape_the_rules_missed_is_refused(host: Path, text: str) -> None:
+    result = fact(host, "Deploy access", body=text)
+    assert result.returncode == 1, result.stderr
+    assert [rule for rule in refused_rules(result) if rule.startswith("secret.")], result.stderr
+
+
+def test_command_lines_and_settings_without_a_secret_pass(ecomem) -> None:
+    from ecomem.rules import secret_shapes
+
+    for text in (
+        "mkdir -p build && docker run -p 8080:80 img",
+        "ssh -p 2222 host; mysql -p app prompts for the password",
+        "docker login -u ci -p $REGISTRY_TOKEN; docker login -u ci --password-stdin",
+        "DB_PASSWORD=changeme; DB_PASSWORD=${DB_PASSWORD}; password_min_length=12",
+        "curl -u user:password https://x.example; PWD: '/Users/me/src'",
+        "The password is Password1; passwd=/etc/passwd",
+        "a long identifier like configuration_manager\nand_more text continues",
+    ):
+        assert secret_shapes.scan("m.md", text.split("\n")) == [], text

@@ -53,6 +53,7 @@ _AWS_SECRET = lazy(
 _PEM_HEADER = lazy(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = lazy(r"^(?:\\r)?(?:\\n)?[A-Za-z0-9+/=]{20,}")
 _PEM_PREAMBLE = lazy(r"^[A-Za-z-]+: ")  # Proc-Type:, DEK-Info: in encrypted PEM
+_QUOTE_PREFIX = " \t>#/;*"
 
 # Starts at the literal `://`, which the regex engine finds fast; the scheme is read
 # backwards afterwards. Commas and colons end a password: `host:1,other:2@` lists hosts.
@@ -97,7 +98,25 @@ _NOT_SECRET_NAME = lazy(
     r"|issuer|audience|scope|method|mode|provider|user|username|email|tenant|realm|label)$",
     re.IGNORECASE,
 )
-_END_OF_VALUE = frozenset(" \t\n,;)]}|&")
+# A quote ends a value too: in `curl -H 'X-Api-Key: VALUE'` the quote closes the header.
+# A password-named setting: the value runs to a space, quote or bracket.
+_PASSWORD_ASSIGNMENT = lazy(
+    r"(?:passw(?:or)?d|passphrase|pwd)(?P<rest>[\w.-]{0,40})[\"']?[ \t]*(?:[:?]?=|=>|:)"
+    r"[ \t]*[\"'`]?(?P<value>[^\s\"'`<>(){}\[\],;|\\]{1,40})(?![^\s\"'`<>(){}\[\],;|\\])"
+)
+# Credentials given as command-line flags: `docker login -u ci -p VALUE`, `mysql -pVALUE`,
+# `sshpass -p VALUE`, `curl -u user:pass`, `--password VALUE`. `-p` alone is a port or a
+# parents flag elsewhere, so it counts only after the commands that take a password.
+_CLI_SECRET = lazy(
+    r"\b(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)[ \t]+(?:registry[ \t]+)?login\b"
+    r"[^\n]{0,200}?[ \t](?P<flag>-p|--password)(?:[ \t]+|=)(?P<value>[^\s]+)"
+    r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]{0,200}?[ \t]-p(?P<attached>[^\s]+)"
+    r"|\bsshpass[ \t]+-p[ \t]*(?P<sshpass>[^\s]+)"
+    r"|\b(?:curl|wget|http|https)\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]+[\"']?"
+    r"(?P<user>[^\s:\"']+):(?P<userpass>[^\s\"']+)"
+)
+_SAS_SIGNATURE = lazy(r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{30,200})")
+_END_OF_VALUE = frozenset(" \t\n,;)]}|&'\"`")
 _EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
 _SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
 _GENERIC_MIN_LENGTH = 16
@@ -133,6 +152,19 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
         shown = next((p for p in family.prefixes if text.startswith(p, start)), "")
         what = f"{family.what} ({shown}…)" if shown else family.what
         report(start, family.rule, f"{what}: {FIX}")
+    # A token wrapped across lines (a terminal or an editor broke it) is read glued back.
+    if "\n" in text:
+        glued, line_at = _glued(lines)
+        if glued is not None:
+            for family, start, match in _family_matches(glued, _long_words(glued)):
+                body = match.group("body")
+                line = line_at(start)
+                if line == line_at(match.end() - 1):
+                    continue  # on one line: the pass above judged it
+                if _is_placeholder(body) or _classes(body) < family.min_classes:
+                    continue
+                message = f"{family.what}, wrapped across lines: {FIX}"
+                hits.setdefault((line, family.rule), message)
 
     # The name holds "aws ... secret" or "secret access key"; the 40-character value sits in
     # a word at least that long.
@@ -166,6 +198,29 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
             if _real_header_value(match.group("scheme"), match.group("value")):
                 shown = f"Authorization: {match.group('scheme')} …"
                 report(match.start(), "secret.auth-header", f"credential header ({shown}): {FIX}")
+    if "pass" in lowered or "pwd" in lowered:
+        for offset, name in _short_passwords(text, lowered):
+            hits.setdefault(
+                (line_of(offset), "secret.generic-assignment"),
+                (f"password assigned to {name!r}: {FIX}"),
+            )
+    if "-p" in text or "-u" in text or "--" in text:
+        flagged_lines = {line for line, _ in hits}  # a token there is already reported
+        for match in _CLI_SECRET.finditer(text):
+            groups = ("value", "attached", "sshpass", "userpass")
+            value = next((match.group(group) for group in groups if match.group(group)), "")
+            if line_of(match.start()) in flagged_lines:
+                continue
+            if _real_flag_value(match.group("user") or "", value):
+                message = f"credential on a command line ({match.group().split()[0]} …): {FIX}"
+                report(match.start(), "secret.command-line", message)
+    if "sig=" in lowered:
+        for match in _SAS_SIGNATURE.finditer(text):
+            value = match.group("value")
+            if not _is_placeholder(value) and _classes(value) >= 2:
+                report(
+                    match.start(), "secret.sas-signature", f"shared access signature (sig=…): {FIX}"
+                )
     if long_words and any(hint in lowered for hint in _GENERIC_HINTS):
         flagged_lines = {line for line, _ in hits}  # a line already reported needs no catch-all
         for offset, name in _generic_assignments(text, lowered):
@@ -230,7 +285,8 @@ def _private_key_lines(lines: list[str]) -> list[int]:
             continue
         # The body follows on the same line (JSON `\n`) or after a few header lines and a blank.
         following = [line[header.end() :].lstrip()]
-        following += [later.strip() for later in lines[index + 1 : index + 6]]
+        # A quoted (`> `) or commented (`# `, `// `) key is still a key.
+        following += [later.lstrip(_QUOTE_PREFIX).strip() for later in lines[index + 1 : index + 6]]
         for candidate in following:
             if _PEM_BODY.match(candidate):
                 found.append(index + 1)
@@ -321,6 +377,75 @@ def _generic_assignments(text: str, lowered: str) -> list[tuple[int, str]]:
             continue
         found.append((start, name))
     return found
+
+
+def _glued(lines: list[str]):
+    """(the text with each line that ends in a token-like run joined to the next line's
+    leading run, a function from an offset in it to a 1-based line); (None, None) when no
+    line was joined."""
+    parts, starts, offset, joined_any = [], [], 0, False
+    for number, line in enumerate(lines, 1):
+        body = line.lstrip(_QUOTE_PREFIX) if parts and parts[-1][-1:] != "\n" else line
+        if parts and parts[-1][-1:] != "\n":
+            joined_any = True
+        starts.append((offset, number))
+        tail = body.rstrip()
+        ends_in_token = len(tail) >= 8 and all(c in _TOKEN_CHARS for c in tail[-8:])
+        nxt = lines[number].lstrip(_QUOTE_PREFIX) if number < len(lines) else ""
+        glue = ends_in_token and tail == body and nxt[:1] in _TOKEN_CHARS and nxt[:1] != ""
+        piece = body if glue else body + "\n"
+        parts.append(piece)
+        offset += len(piece)
+    if not joined_any:
+        return None, None
+    offsets = [start for start, _ in starts]
+
+    def line_at(at: int) -> int:
+        return starts[bisect_right(offsets, at) - 1][1]
+
+    return "".join(parts), line_at
+
+
+def _short_passwords(text: str, lowered: str) -> list[tuple[int, str]]:
+    """(offset, name) for a password-named setting whose value, read up to the next space
+    or quote (`&` and `%` are a password's characters) and 8 to 15 characters long (or
+    holding `&` or `%`), mixes character classes the way a chosen password does. Other
+    long values are the generic rule's."""
+    found = []
+    for match in _PASSWORD_ASSIGNMENT.finditer(lowered):
+        start = match.start()
+        while start and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        name = text[start : match.end("rest")]
+        value = text[match.start("value") : match.end("value")]
+        # The generic rule reads a value only to `&` or `%`: with one, any length is ours.
+        cut = "&" in value or "%" in value
+        if _NOT_SECRET_NAME.search(name) or not 8 <= len(value) < (41 if cut else 16):
+            continue
+        if name.lower() in ("pwd", "oldpwd") or value[:1] in "/~." or "/" in value:
+            continue  # the shell's working folder; a path is no password
+        if _looks_chosen(value):
+            found.append((start, name))
+    return found
+
+
+def _looks_chosen(value: str) -> bool:
+    """A password, not a word: three classes (or two and a symbol), switching often."""
+    if _is_placeholder(value) or _PLACEHOLDER_PASSWORD.fullmatch(value) or _EMAIL.match(value):
+        return False
+    symbols = any(not c.isalnum() for c in value)
+    if _classes(value) + symbols < 3:
+        return False
+    return _class_switches(value) >= len(value) / 4
+
+
+def _real_flag_value(user: str, value: str) -> bool:
+    value = value.strip("'\"")
+    if not value or value.startswith(("$", "-", "<", "%")) or _is_placeholder(value):
+        return False
+    if _PLACEHOLDER_PASSWORD.fullmatch(value) or value == user:
+        return False
+    return len(value) >= 6 and (_classes(value) >= 2 or len(value) >= 12)
 
 
 def _looks_random(value: str) -> bool:
