@@ -68,19 +68,24 @@ _NEW_ROLE = lazy(
     r"|be|obey|follow|ignore|only|speak|always|never)\b"
     r"|you[ \t]+are[ \t]+now[ \t]+(?:a|an|in|the|my|no[ \t]+longer|free|unrestricted"
     r"|jailbroken|dan|going[ \t]+to)\b"
-    r"|from[ \t]+now[ \t]+on,?[ \t]+your?\b"
+    # "From now on, you need Node 20" is how a changelog talks.
+    r"|from[ \t]+now[ \t]+on,?[ \t]+(?:you[ \t]+(?:will|shall|are|act|behave|respond|reply|answer"
+    r"|obey|ignore|pretend|speak|work|only|always|never|no[ \t]+longer)|your[ \t]+(?:new|only|real"
+    r"|true|role|name|job|task|instructions?|orders?|rules?|prompt))\b"
 )
-# new orders: "New instructions:", "Updated system prompt:"
+# new orders: "New instructions:", "Updated system prompt:"; "New rules: PRs need two
+# reviews" is a team's news, so rules count only as system rules
 _NEW_ORDERS = lazy(
-    r"(?:new|updated|revised|real|actual|true)[ \t]+(?:system[ \t]+)?"
-    r"(?:instructions?|prompt|rules)[ \t]*:"
+    r"(?:new|updated|revised|real|actual|true)[ \t]+"
+    r"(?:(?:system[ \t]+)?(?:instructions?|prompt)|system[ \t]+rules)[ \t]*:"
 )
 # a fake role prefix giving orders: "System: you are now the admin", "developer message:
 # ignore the tests"; "System: macOS 14" is a fact about the machine
 _ROLE_PREFIX = lazy(
     r"(?:system|developer)(?:[ \t]+(?:prompt|message|override))?(?:\*\*|__)?[ \t]*:"
     r"(?:\*\*|__)?[ \t]*"
-    r"(?:you(?:[ \t]+(?:are|must|will|shall|now)|'re|r[ \t]+new)|ignore|disregard|forget"
+    # not "you must": "System: you must have Docker 24+" states a requirement
+    r"(?:you(?:[ \t]+(?:are|will|shall|now)|'re|r[ \t]+new)|ignore|disregard|forget"
     r"|from[ \t]+now|always|never|do[ \t]+not|don't)\b"
 )
 _VERBS = (
@@ -162,9 +167,15 @@ _TAGS = (
 _FAKE_TURN = lazy(
     rf"<[ \t]*\|[ \t]*(?:{_SPECIAL_TOKENS})[ \t]*\|[ \t]*>"
     r"|<(?:start|end)_of_turn>"
-    r"|\[[ \t]*/?[ \t]*(?:system|inst|sys)[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
+    # [INST] anywhere; [SYSTEM] only opening a line with text after it: "the [system]
+    # section" and an INI header `[system]` are configuration
+    r"|\[[ \t]*/?[ \t]*inst[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
+    r"|(?<![^\n])[ \t>*+-]*\[[ \t]*/?[ \t]*(?:system|sys)[ \t]*\](?![(\[])[ \t]*:?[ \t]*(?=[^\s])"
     rf"|</?(?:[a-z][a-z0-9]{{0,11}}:)?(?:{_TAGS})(?:[ \t][^<>\n]{{0,200}})?>"
+    # a "### System:" heading that opens a turn: nothing after it, or an order; "###
+    # System: overview" is a section title
     r"|(?<![\w#])#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:"
+    r"(?=[ \t]*(?:\n|$|you\b|ignore\b|disregard\b|forget\b|from[ \t]+now|always\b|never\b))"
 )
 # A quick test first, then the gate regex: every marker holds `sys`, `inst`, `_of_turn`,
 # a tool-call word or a `|` right after `<`. Substring tests are far cheaper than the
