@@ -235,6 +235,12 @@ def _hinted(lowered: str) -> tuple[bool, bool, list]:
     return turns, roles, phrases
 
 
+def may_give_orders(lowered: str) -> bool:
+    """Whether lowercased text may hold a phrase or marker (substring tests only)."""
+    turns, roles, phrases = _hinted(lowered)
+    return bool(turns or roles or phrases)
+
+
 def scan(path: str, lines: list[str]) -> list:
     joined, lines = judged_lines(lines)  # rules/normalise.py
     long_lines = {}  # 1-based line -> its length, for lines judged only in part
@@ -305,8 +311,7 @@ def scan(path: str, lines: list[str]) -> list:
 # paragraph is judged again as one line: entities decoded, comments, formatting tags and
 # emphasis removed, dashes and underscores read as spaces, link targets dropped.
 _MARKUP_HINTS = "\n&*_-<[~"
-_BLOCK_START = lazy(r"[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|\||```|~~~|$)")
-_QUOTE_MARKS = lazy(r"^[ \t]*(?:>[ \t]*)+")
+_BLOCK_MARKS = ("- ", "* ", "+ ", "-\t", "*\t", "+\t", "#", "|", "```", "~~~")
 _INLINE_MARKUP = lazy(
     r"<!--.*?(?:-->|$)|-->|</?(?:b|i|u|s|em|strong|mark|span|font|sup|sub|small|big|ins|del"
     r"|strike|tt|kbd|abbr|a|br|wbr|nobr)\b[^<>\n]{0,200}>|\]\([^()\n]{0,500}\)"
@@ -328,9 +333,8 @@ def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
     paragraph: list[str] = []
     offset = 0
     for number, line in enumerate(lines, 1):
-        quoted = _QUOTE_MARKS.match(line)
-        body = line[quoted.end() :] if quoted else line
-        if paragraph and (not body.strip() or _BLOCK_START.match(body)):
+        body = line.lstrip(" \t>")  # a quote's marks: its lines join as the paragraph's
+        if paragraph and (not body or _starts_block(body)):
             read.append(" ".join(paragraph))
             offset += len(read[-1]) + 1
             paragraph = []
@@ -359,6 +363,14 @@ def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
 
     offsets = [start for start, _ in starts]
     return [(starts[bisect_right(offsets, at) - 1][1], message) for at, message in sorted(found)]
+
+
+def _starts_block(line: str) -> bool:
+    """Whether a line (without indentation) opens a list item, heading, table row or fence."""
+    if line.startswith(_BLOCK_MARKS):
+        return True
+    digits = len(line) - len(line.lstrip("0123456789"))
+    return digits > 0 and line[digits : digits + 2] in (". ", ") ")
 
 
 def _rendered(line: str) -> str:

@@ -99,11 +99,6 @@ _NOT_SECRET_NAME = lazy(
     re.IGNORECASE,
 )
 # A quote ends a value too: in `curl -H 'X-Api-Key: VALUE'` the quote closes the header.
-# A password-named setting: the value runs to a space, quote or bracket.
-_PASSWORD_ASSIGNMENT = lazy(
-    r"(?:passw(?:or)?d|passphrase|pwd)(?P<rest>[\w.-]{0,40})[\"']?[ \t]*(?:[:?]?=|=>|:)"
-    r"[ \t]*[\"'`]?(?P<value>[^\s\"'`<>(){}\[\],;|\\]{1,40})(?![^\s\"'`<>(){}\[\],;|\\])"
-)
 # Credentials given as command-line flags: `docker login -u ci -p VALUE`, `mysql -pVALUE`,
 # `sshpass -p VALUE`, `curl -u user:pass`, `--password VALUE`. `-p` alone is a port or a
 # parents flag elsewhere, so it counts only after the commands that take a password.
@@ -115,7 +110,10 @@ _CLI_SECRET = lazy(
     r"|\b(?:curl|wget|http|https)\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]+[\"']?"
     r"(?P<user>[^\s:\"']+):(?P<userpass>[^\s\"']+)"
 )
+_CLI_COMMANDS = ("docker", "podman", "buildah", "skopeo", "helm", "oras", "nerdctl", "mysql")
+_CLI_COMMANDS += ("mariadb", "sshpass", "curl", "wget", "http")
 _SAS_SIGNATURE = lazy(r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{30,200})")
+_VALUE_ENDS = frozenset(" \t\n\"'`<>(){}[],;|\\")  # where a password-named value ends
 _END_OF_VALUE = frozenset(" \t\n,;)]}|&'\"`")
 _EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
 _SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
@@ -198,13 +196,13 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
             if _real_header_value(match.group("scheme"), match.group("value")):
                 shown = f"Authorization: {match.group('scheme')} …"
                 report(match.start(), "secret.auth-header", f"credential header ({shown}): {FIX}")
-    if "pass" in lowered or "pwd" in lowered:
+    if "passw" in lowered or "pwd" in lowered or "passphrase" in lowered:
         for offset, name in _short_passwords(text, lowered):
             hits.setdefault(
                 (line_of(offset), "secret.generic-assignment"),
                 (f"password assigned to {name!r}: {FIX}"),
             )
-    if "-p" in text or "-u" in text or "--" in text:
+    if any(command in lowered for command in _CLI_COMMANDS):
         flagged_lines = {line for line, _ in hits}  # a token there is already reported
         for match in _CLI_SECRET.finditer(text):
             groups = ("value", "attached", "sshpass", "userpass")
@@ -380,28 +378,36 @@ def _generic_assignments(text: str, lowered: str) -> list[tuple[int, str]]:
 
 
 def _glued(lines: list[str]):
-    """(the text with each line that ends in a token-like run joined to the next line's
-    leading run, a function from an offset in it to a 1-based line); (None, None) when no
-    line was joined."""
-    parts, starts, offset, joined_any = [], [], 0, False
-    for number, line in enumerate(lines, 1):
-        body = line.lstrip(_QUOTE_PREFIX) if parts and parts[-1][-1:] != "\n" else line
-        if parts and parts[-1][-1:] != "\n":
-            joined_any = True
-        starts.append((offset, number))
-        tail = body.rstrip()
-        ends_in_token = len(tail) >= 8 and all(c in _TOKEN_CHARS for c in tail[-8:])
-        nxt = lines[number].lstrip(_QUOTE_PREFIX) if number < len(lines) else ""
-        glue = ends_in_token and tail == body and nxt[:1] in _TOKEN_CHARS and nxt[:1] != ""
-        piece = body if glue else body + "\n"
+    """(the text with each line whose last word holds a token prefix joined to the next
+    line's leading run, a function from an offset in it to a 1-based line); (None, None)
+    when no line is joined. Only the last words of lines are searched for prefixes."""
+    tails = {}  # 0-based line -> its last word, where a token may have been cut
+    for number, line in enumerate(lines[:-1]):
+        word = line[-60:].rsplit(None, 1)[-1] if line and not line[-1].isspace() else ""
+        if len(word) >= 4 and _TOKEN_CHARS.issuperset(word) and not word.isalpha():
+            tails[number] = word
+    if not tails:
+        return None, None
+    words = "\n".join(tails.values())
+    present = list(filter(words.__contains__, BY_PREFIX))  # one C-level pass per prefix
+    cuts = {n for n, word in tails.items() if any(prefix in word for prefix in present)}
+    if not cuts:
+        return None, None
+    parts, starts, offset = [], [], 0
+    for number, line in enumerate(lines):
+        if number - 1 in cuts:
+            line = line.lstrip(_QUOTE_PREFIX)  # the token goes on after `> ` or `# `
+        starts.append(offset)
+        piece = (
+            line
+            if number in cuts and lines[number + 1].lstrip(_QUOTE_PREFIX)[:1] in (_TOKEN_CHARS)
+            else line + "\n"
+        )
         parts.append(piece)
         offset += len(piece)
-    if not joined_any:
-        return None, None
-    offsets = [start for start, _ in starts]
 
     def line_at(at: int) -> int:
-        return starts[bisect_right(offsets, at) - 1][1]
+        return bisect_right(starts, at)
 
     return "".join(parts), line_at
 
@@ -412,12 +418,19 @@ def _short_passwords(text: str, lowered: str) -> list[tuple[int, str]]:
     holding `&` or `%`), mixes character classes the way a chosen password does. Other
     long values are the generic rule's."""
     found = []
-    for match in _PASSWORD_ASSIGNMENT.finditer(lowered):
+    for match in _ASSIGNMENT.finditer(lowered):
+        if not lowered.startswith(("passw", "passphrase", "pwd"), match.start()):
+            continue
+        if match.group("prose") or (match.group("quote") and "&" not in match.group("value")):
+            continue  # prose and quoted values: the generic rule reads them whole
         start = match.start()
         while start and text[start - 1] in _NAME_CHARS:
             start -= 1
         name = text[start : match.end("rest")]
-        value = text[match.start("value") : match.end("value")]
+        end = match.start("value")
+        while end < len(text) and end - match.start("value") <= 40 and text[end] not in _VALUE_ENDS:
+            end += 1
+        value = text[match.start("value") : end]
         # The generic rule reads a value only to `&` or `%`: with one, any length is ours.
         cut = "&" in value or "%" in value
         if _NOT_SECRET_NAME.search(name) or not 8 <= len(value) < (41 if cut else 16):

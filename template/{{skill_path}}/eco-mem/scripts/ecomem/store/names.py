@@ -60,16 +60,24 @@ def is_plain_file(name: str) -> bool:
     )
 
 
+_ORDERS: dict[str, bool] = {}  # stem -> reads_as_order: verify asks for each name twice
+
+
 def reads_as_order(stem: str) -> bool:
     """Whether the words of a name, with dashes, underscores and dots read as spaces, are
     what the injection rule calls an order. A name is too short to be a mention, so each
     word is tried as the start of the order."""
+    if stem in _ORDERS:
+        return _ORDERS[stem]
     words = stem.replace("_", "-").replace(".", "-").split("-")
-    if len(words) < 2:
-        return False
-    from ..rules.injection import scan  # only for names of two words or more
+    found = False
+    if len(words) > 1:
+        from ..rules.injection import may_give_orders, scan  # names of two words or more
 
-    return bool(scan("name", [" ".join(words[start:]) for start in range(len(words) - 1)]))
+        if may_give_orders(" ".join(words).lower()):
+            found = bool(scan("name", [" ".join(words[start:]) for start in range(len(words) - 1)]))
+    _ORDERS[stem] = found
+    return found
 
 
 def shown(name: str) -> str:
