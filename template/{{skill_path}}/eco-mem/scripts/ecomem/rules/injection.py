@@ -331,17 +331,17 @@ def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
     lines = joined.split("\n")
     read, starts = [], []  # the paragraph copy's lines; (offset, 1-based line) of each part
     paragraph: list[str] = []
-    offset = 0
+    offset = 0  # where the next part starts in the paragraph copy
     for number, line in enumerate(lines, 1):
         body = line.lstrip(" \t>")  # a quote's marks: its lines join as the paragraph's
         if paragraph and (not body or _starts_block(body)):
             read.append(" ".join(paragraph))
-            offset += len(read[-1]) + 1
             paragraph = []
         if body.strip():
             part = _rendered(body)
-            starts.append((offset + sum(len(p) + 1 for p in paragraph), number))
+            starts.append((offset, number))
             paragraph.append(part)
+            offset += len(part) + 1  # the space that joins it, or the newline after it
     if paragraph:
         read.append(" ".join(paragraph))
     text = "\n".join(read)
@@ -350,11 +350,15 @@ def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
     turns, _, phrases = _hinted(text)
     found = []
     layout = _Layout(text)
+    part_starts = {start for start, _ in starts}
     if turns and _FAKE_TURN_GATE.search(text):
         for match in layout.first_per_line(_FAKE_TURN, layout.used_marker):
             found.append((match.start(), f"fake role marker {match.group().split()[0]!r}; {_FIX}"))
     for pattern in phrases:
-        for match in layout.first_per_line(pattern, lambda m: _is_command(text, m)):
+        # A part's start is a line start in the file, where a command may begin.
+        for match in layout.first_per_line(
+            pattern, lambda m: _opens_a_part(text, m, part_starts) or _is_command(text, m)
+        ):
             shown = " ".join(match.group().split())
             found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
     if not found:
@@ -363,6 +367,14 @@ def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
 
     offsets = [start for start, _ in starts]
     return [(starts[bisect_right(offsets, at) - 1][1], message) for at, message in sorted(found)]
+
+
+def _opens_a_part(text: str, match, part_starts: set) -> bool:
+    """Whether a phrase opens a line of the file (a part of the paragraph copy) and, for
+    an ignore/disregard phrase, aims at the agent's own orders."""
+    if match.start() not in part_starts:
+        return False
+    return not match.groupdict().get("verb") or _targets_agent_orders(text, match)
 
 
 def _starts_block(line: str) -> bool:
