@@ -112,6 +112,7 @@ _CLI_SECRET = lazy(
 )
 _CLI_COMMANDS = ("docker", "podman", "buildah", "skopeo", "helm", "oras", "nerdctl", "mysql")
 _CLI_COMMANDS += ("mariadb", "sshpass", "curl", "wget", "http")
+_LINE_END_TOKEN = lazy(r"[0-9_~:-][A-Za-z0-9_~:-]*\n")
 _SAS_SIGNATURE = lazy(r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{30,200})")
 _VALUE_ENDS = frozenset(" \t\n\"'`<>(){}[],;|\\")  # where a password-named value ends
 _END_OF_VALUE = frozenset(" \t\n,;)]}|&'\"`")
@@ -381,11 +382,19 @@ def _glued(lines: list[str]):
     """(the text with each line whose last word holds a token prefix joined to the next
     line's leading run, a function from an offset in it to a 1-based line); (None, None)
     when no line is joined. Only the last words of lines are searched for prefixes."""
+    # Lines whose last word holds a digit, `_`, `-` or `~` (every prefix but an upper-case
+    # one does, and token bodies have digits), found by one C-level scan.
     tails = {}  # 0-based line -> its last word, where a token may have been cut
-    for number, line in enumerate(lines[:-1]):
-        word = line[-60:].rsplit(None, 1)[-1] if line and not line[-1].isspace() else ""
-        if len(word) >= 4 and _TOKEN_CHARS.issuperset(word) and not word.isalpha():
-            tails[number] = word
+    text = "\n".join(lines)
+    line, counted = 0, 0  # newlines counted up to `counted`: linear in the text
+    for match in _LINE_END_TOKEN.finditer(text):
+        end = match.end() - 1
+        start = max(text.rfind(" ", max(0, end - 200), end), text.rfind("\n", 0, end)) + 1
+        word = text[start:end]
+        line += text.count("\n", counted, end)
+        counted = end
+        if 4 <= len(word) < 200 and _TOKEN_CHARS.issuperset(word):
+            tails[line] = word
     if not tails:
         return None, None
     words = "\n".join(tails.values())
