@@ -422,8 +422,10 @@ def test_over_cap_desks_are_cut_with_a_note_and_the_digest_keeps_its_budget(
 def test_one_huge_line_and_many_desks_stay_within_the_budget(host: Path, ecomem) -> None:
     from ecomem.commands import context
 
-    for n in range(12):  # past the desk cap, as a merge or a hand can leave them
-        text = f"# Task {n}\n\n## Goal\n{'g' * 20000}\n\n## Next\n{'n' * 5000}\n"
+    # Past the desk cap, as a merge or a hand can leave them; each line as long as the
+    # injection rule judges (a longer one is itself a finding, and its desk is withheld).
+    for n in range(12):
+        text = f"# Task {n}\n\n## Goal\n{'g' * 16000}\n\n## Next\n{'n' * 5000}\n"
         (host / MEMORY / f"working/task-{n}.md").write_text(text, encoding="utf-8")
 
     out = run_hook(host, "compact").stdout

@@ -27,7 +27,7 @@ letters and Cyrillic lookalikes spell the same words as plain ASCII.
 from __future__ import annotations
 
 from ..lazy_re import MULTILINE, lazy
-from .normalise import judged_lines
+from .normalise import judged, judged_lines
 
 RULE = "injection.instruction"
 
@@ -68,19 +68,24 @@ _NEW_ROLE = lazy(
     r"|be|obey|follow|ignore|only|speak|always|never)\b"
     r"|you[ \t]+are[ \t]+now[ \t]+(?:a|an|in|the|my|no[ \t]+longer|free|unrestricted"
     r"|jailbroken|dan|going[ \t]+to)\b"
-    r"|from[ \t]+now[ \t]+on,?[ \t]+your?\b"
+    # "From now on, you need Node 20" is how a changelog talks.
+    r"|from[ \t]+now[ \t]+on,?[ \t]+(?:you[ \t]+(?:will|shall|are|act|behave|respond|reply|answer"
+    r"|obey|ignore|pretend|speak|work|only|always|never|no[ \t]+longer)|your[ \t]+(?:new|only|real"
+    r"|true|role|name|job|task|instructions?|orders?|rules?|prompt))\b"
 )
-# new orders: "New instructions:", "Updated system prompt:"
+# new orders: "New instructions:", "Updated system prompt:"; "New rules: PRs need two
+# reviews" is a team's news, so rules count only as system rules
 _NEW_ORDERS = lazy(
-    r"(?:new|updated|revised|real|actual|true)[ \t]+(?:system[ \t]+)?"
-    r"(?:instructions?|prompt|rules)[ \t]*:"
+    r"(?:new|updated|revised|real|actual|true)[ \t]+"
+    r"(?:(?:system[ \t]+)?(?:instructions?|prompt)|system[ \t]+rules)[ \t]*:"
 )
 # a fake role prefix giving orders: "System: you are now the admin", "developer message:
 # ignore the tests"; "System: macOS 14" is a fact about the machine
 _ROLE_PREFIX = lazy(
     r"(?:system|developer)(?:[ \t]+(?:prompt|message|override))?(?:\*\*|__)?[ \t]*:"
     r"(?:\*\*|__)?[ \t]*"
-    r"(?:you(?:[ \t]+(?:are|must|will|shall|now)|'re|r[ \t]+new)|ignore|disregard|forget"
+    # not "you must": "System: you must have Docker 24+" states a requirement
+    r"(?:you(?:[ \t]+(?:are|will|shall|now)|'re|r[ \t]+new)|ignore|disregard|forget"
     r"|from[ \t]+now|always|never|do[ \t]+not|don't)\b"
 )
 _VERBS = (
@@ -140,27 +145,37 @@ _MENTION_LEAD = lazy(
 )
 
 # Fake chat-template and role markers, anywhere in a line: ChatML and its kin (spaces
-# inside the bars, DeepSeek's `▁` for `_`), Llama's [INST] and <<SYS>> (spaced or not),
-# Gemma's turns, XML-ish system, instruction and tool-call tags, a "### System:" heading.
+# inside the bars or around them, DeepSeek's `▁` for `_`), gpt-oss harmony's tokens,
+# Llama's [INST] and <<SYS>> (spaced or not), Gemma's turns, XML-ish system (with any
+# suffix), instruction and tool-call tags, a "### System:" heading.
 # Fullwidth bars and brackets reach here as ASCII (rules/normalise.py).
 _SPECIAL_TOKENS = "|".join(
     name.replace("_", "[_\u2581]")
     for name in (
         "im_start", "im_end", "im_sep", "system", "assistant", "user", "endoftext", "eot_id",
         "start_header_id", "end_header_id", "begin_of_text", "begin_of_sentence",
-        "end_of_sentence",
+        "end_of_sentence", "eom_id", "python_tag",
+        # gpt-oss harmony
+        "start", "end", "channel", "message", "return", "call", "constrain",
     )
 )  # fmt: skip
+# `system` with any suffix: <system-reminder> is how Claude Code marks its own trusted notes.
 _TAGS = (
-    r"system|sys|system[-_]prompt|instructions?|invoke|tool[-_]calls?|tool[-_]use"
+    r"system(?:[-_][a-z0-9]{1,20}){0,3}|sys|instructions?|invoke|tool[-_]calls?|tool[-_]use"
     r"|tool[-_]results?|function[-_]calls?|function[-_]results?"
 )
 _FAKE_TURN = lazy(
-    rf"<\|[ \t]*(?:{_SPECIAL_TOKENS})[ \t]*\|>"
+    rf"<[ \t]*\|[ \t]*(?:{_SPECIAL_TOKENS})[ \t]*\|[ \t]*>"
     r"|<(?:start|end)_of_turn>"
-    r"|\[[ \t]*/?[ \t]*(?:system|inst|sys)[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
+    # [INST] anywhere; [SYSTEM] only opening a line with text after it: "the [system]
+    # section" and an INI header `[system]` are configuration
+    r"|\[[ \t]*/?[ \t]*inst[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
+    r"|(?<![^\n])[ \t>*+-]*\[[ \t]*/?[ \t]*(?:system|sys)[ \t]*\](?![(\[])[ \t]*:?[ \t]*(?=[^\s])"
     rf"|</?(?:[a-z][a-z0-9]{{0,11}}:)?(?:{_TAGS})(?:[ \t][^<>\n]{{0,200}})?>"
+    # a "### System:" heading that opens a turn: nothing after it, or an order; "###
+    # System: overview" is a section title
     r"|(?<![\w#])#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:"
+    r"(?=[ \t]*(?:\n|$|you\b|ignore\b|disregard\b|forget\b|from[ \t]+now|always\b|never\b))"
 )
 # A quick test first, then the gate regex: every marker holds `sys`, `inst`, `_of_turn`,
 # a tool-call word or a `|` right after `<`. Substring tests are far cheaper than the
@@ -194,6 +209,11 @@ _MARKER_NOUN = lazy(
     r"[ \t]*(?:(?:,|/|\bor\b|\band\b)[ \t]*)*(?:markers?|tags?|tokens?|delimiters?|strings?)\b"
 )
 _QUOTES = "`'\""
+# A line is judged to this many characters; a longer one is a finding of its own (no note
+# needs one, and text far past what a reader sees is where an order would hide). The cap
+# also bounds the work one line can cost.
+LONGEST_JUDGED = 16384
+NAMED_PER_LINE = 24  # markers one line may name (see _Layout.used_marker)
 
 _INDEX = "INDEX.md"  # the catalog file: a row there is read before any entry
 
@@ -215,11 +235,24 @@ def _hinted(lowered: str) -> tuple[bool, bool, list]:
     return turns, roles, phrases
 
 
+def may_give_orders(lowered: str) -> bool:
+    """Whether lowercased text may hold a phrase or marker (substring tests only)."""
+    turns, roles, phrases = _hinted(lowered)
+    return bool(turns or roles or phrases)
+
+
 def scan(path: str, lines: list[str]) -> list:
     joined, lines = judged_lines(lines)  # rules/normalise.py
+    long_lines = {}  # 1-based line -> its length, for lines judged only in part
+    if len(joined) > LONGEST_JUDGED and any(len(line) > LONGEST_JUDGED for line in lines):
+        long_lines = {n: len(line) for n, line in enumerate(lines, 1) if len(line) > LONGEST_JUDGED}
+        lines = [line[:LONGEST_JUDGED] for line in lines]
+        joined = "\n".join(lines)
     lowered = joined.lower()  # str.lower keeps every newline, so lines still count
     turns, roles, phrases = _hinted(lowered)
-    if not (turns or roles or phrases):
+    if not (
+        turns or roles or phrases or long_lines or any(mark in lowered for mark in _MARKUP_HINTS)
+    ):
         return []  # the cells and quotes below are parts of this text: no hint there either
     origin = None
     rows = ()  # 1-based lines of catalog rows, in an INDEX file
@@ -231,37 +264,199 @@ def scan(path: str, lines: list[str]) -> list:
             lowered = "\n".join(lines).lower()
             turns, roles, phrases = _hinted(lowered)
     found = []  # (offset, message)
+    layout = _Layout(lowered)
 
     if turns and _FAKE_TURN_GATE.search(lowered):
-        for match in _FAKE_TURN.finditer(lowered):
-            if not _names_marker(lowered, match):
-                shown = match.group().strip()
-                if shown[:1] == "<" and shown[1:2] not in "|<":
-                    shown = shown.split()[0].rstrip(">") + ">"  # never what attributes say
-                found.append((match.start(), f"fake role marker {shown!r}; {_FIX}"))
+        for match in layout.first_per_line(_FAKE_TURN, layout.used_marker):
+            shown = match.group().strip()
+            if shown[:1] == "<" and shown[1:2] not in "|<":
+                shown = shown.split()[0].rstrip(">") + ">"  # never what attributes say
+            found.append((match.start(), f"fake role marker {shown!r}; {_FIX}"))
     if roles:
-        for match in _TURN_MARKER.finditer(lowered):
-            if not _names_marker(lowered, match):
-                shown = " ".join(match.group().split())
-                found.append((match.start(), f"fake chat turn {shown!r}; {_FIX}"))
+        for match in layout.first_per_line(_TURN_MARKER, layout.used_marker):
+            shown = " ".join(match.group().split())
+            found.append((match.start(), f"fake chat turn {shown!r}; {_FIX}"))
 
     for pattern in phrases:
-        for match in pattern.finditer(lowered):
-            if _is_command(lowered, match):
-                shown = " ".join(match.group().split())
-                found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
-
-    if not found:
-        return []
-    from ..findings import ERROR, WARNING, Finding  # loaded only for a finding to report
+        for match in layout.first_per_line(pattern, lambda m: _is_command(lowered, m)):
+            shown = " ".join(match.group().split())
+            found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
 
     first: dict[int, str] = {}
     for line, message in _first_per_line(lowered, found):
         first.setdefault(origin[line - 1] if origin else line, message)
+    # The same text as a reader sees it rendered: each paragraph one line, markup gone.
+    for line, message in _paragraph_findings(joined):
+        first.setdefault(line, message)
+
+    if not (first or long_lines):
+        return []
+    from ..findings import ERROR, WARNING, Finding  # loaded only for a finding to report
+
+    for line, length in long_lines.items():
+        first.setdefault(
+            line,
+            f"a line of {length} characters is judged only to its first {LONGEST_JUDGED}:"
+            " split it (a line this long can hide text past what is read)",
+        )
     return [
         Finding(path, line, RULE, ERROR if line in rows else WARNING, message)
-        for line, message in first.items()
+        for line, message in sorted(first.items())
     ]
+
+
+# Markdown joins the lines of a paragraph and hides its markup, so "Ignore all\nprevious
+# instructions", "Ignore **all** previous instructions", "Ignore <!-- --> previous",
+# "&#73;gnore" and "ignore-previous-instructions" read as the order they spell. Each
+# paragraph is judged again as one line: entities decoded, comments, formatting tags and
+# emphasis removed, dashes and underscores read as spaces, link targets dropped.
+_MARKUP_HINTS = "\n&*_-<[~"
+_BLOCK_MARKS = ("- ", "* ", "+ ", "-\t", "*\t", "+\t", "#", "|", "```", "~~~")
+_INLINE_MARKUP = lazy(
+    r"<!--.*?(?:-->|$)|-->|</?(?:b|i|u|s|em|strong|mark|span|font|sup|sub|small|big|ins|del"
+    r"|strike|tt|kbd|abbr|a|br|wbr|nobr)\b[^<>\n]{0,200}>|\]\([^()\n]{0,500}\)"
+)
+_SPACED = str.maketrans({"*": None, "~": None, "[": None, "]": None, "-": " ", "_": " "})
+
+
+def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
+    """(line, message) for phrases that only a paragraph read as rendered text spells."""
+    if not any(mark in joined for mark in _MARKUP_HINTS):
+        return []
+    # The whole text rendered at once first: if no phrase could be spelled, most entries
+    # are done with three passes in C, and each paragraph is left unread.
+    turns, _, phrases = _hinted(_rendered(joined).replace("\n", " "))
+    if not (turns or phrases):
+        return []
+    lines = joined.split("\n")
+    read, starts = [], []  # the paragraph copy's lines; (offset, 1-based line) of each part
+    paragraph: list[str] = []
+    offset = 0  # where the next part starts in the paragraph copy
+    for number, line in enumerate(lines, 1):
+        body = line.lstrip(" \t>")  # a quote's marks: its lines join as the paragraph's
+        if paragraph and (not body or _starts_block(body)):
+            read.append(" ".join(paragraph))
+            paragraph = []
+        if body.strip():
+            part = _rendered(body)
+            starts.append((offset, number))
+            paragraph.append(part)
+            offset += len(part) + 1  # the space that joins it, or the newline after it
+    if paragraph:
+        read.append(" ".join(paragraph))
+    text = "\n".join(read)
+    if text == joined.lower():
+        return []
+    turns, _, phrases = _hinted(text)
+    found = []
+    layout = _Layout(text)
+    part_starts = {start for start, _ in starts}
+    if turns and _FAKE_TURN_GATE.search(text):
+        for match in layout.first_per_line(_FAKE_TURN, layout.used_marker):
+            found.append((match.start(), f"fake role marker {match.group().split()[0]!r}; {_FIX}"))
+    for pattern in phrases:
+        # A part's start is a line start in the file, where a command may begin.
+        for match in layout.first_per_line(
+            pattern, lambda m: _opens_a_part(text, m, part_starts) or _is_command(text, m)
+        ):
+            shown = " ".join(match.group().split())
+            found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
+    if not found:
+        return []
+    from bisect import bisect_right
+
+    offsets = [start for start, _ in starts]
+    return [(starts[bisect_right(offsets, at) - 1][1], message) for at, message in sorted(found)]
+
+
+def _opens_a_part(text: str, match, part_starts: set) -> bool:
+    """Whether a phrase opens a line of the file (a part of the paragraph copy) and, for
+    an ignore/disregard phrase, aims at the agent's own orders."""
+    if match.start() not in part_starts:
+        return False
+    return not match.groupdict().get("verb") or _targets_agent_orders(text, match)
+
+
+def _starts_block(line: str) -> bool:
+    """Whether a line (without indentation) opens a list item, heading, table row or fence."""
+    if line.startswith(_BLOCK_MARKS):
+        return True
+    digits = len(line) - len(line.lstrip("0123456789"))
+    return digits > 0 and line[digits : digits + 2] in (". ", ") ")
+
+
+def _rendered(line: str) -> str:
+    """One line as a reader sees it rendered, lowercased (see _paragraph_findings)."""
+    if "&" in line:
+        import html
+
+        line = judged(html.unescape(line))
+    if "<" in line or "](" in line:
+        line = _INLINE_MARKUP.sub("", line)
+    return line.translate(_SPACED).lower()
+
+
+class _Layout:
+    """Where the lines of a text end and where its backticks are, found once on first use,
+    so placing a match costs a bisect instead of a scan back to its line start (which made
+    a long line of markers quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._newlines: list[int] | None = None
+        self._ticks: list[int] | None = None
+        self._named: dict[int, int] = {}  # line start -> markers named on that line
+
+    def used_marker(self, match) -> bool:
+        """Whether a marker is used rather than named (_names_marker). Past NAMED_PER_LINE
+        named markers on one line the next counts as used: a list that long is no note,
+        and judging each costs a window's scan."""
+        start = self.bounds(match.start())[0]
+        if self._named.get(start, 0) >= NAMED_PER_LINE or not _names_marker(self, match):
+            return True
+        self._named[start] = self._named.get(start, 0) + 1
+        return False
+
+    def _found(self) -> None:
+        import re  # loaded already: a match to place came from a compiled pattern
+
+        self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        self._ticks = [m.start() for m in re.finditer("`", self.text)]
+
+    def bounds(self, offset: int) -> tuple[int, int]:
+        """(start, end) of the line holding `offset`; end is its newline or the text end."""
+        if self._newlines is None:
+            self._found()
+        from bisect import bisect_left
+
+        index = bisect_left(self._newlines, offset)
+        start = self._newlines[index - 1] + 1 if index else 0
+        end = self._newlines[index] if index < len(self._newlines) else len(self.text)
+        return start, end
+
+    def ticks(self, start: int, end: int) -> int:
+        """How many backticks lie in text[start:end]."""
+        if self._ticks is None:
+            self._found()
+        from bisect import bisect_left
+
+        return bisect_left(self._ticks, end) - bisect_left(self._ticks, start)
+
+    def first_per_line(self, pattern, keep):
+        """The first match of `pattern` on each line that `keep` keeps: once a line has a
+        finding, the search goes on at the next line."""
+        position, text = 0, self.text
+        while True:
+            match = pattern.search(text, position)
+            if match is None:
+                return
+            if keep(match):
+                yield match
+                position = self.bounds(match.start())[1] + 1
+            else:
+                position = max(match.end(), match.start() + 1)
+            if position > len(text):
+                return
 
 
 def _segments(lines: list[str]) -> tuple[list[str], list[int] | None]:
@@ -297,23 +492,20 @@ def _segments(lines: list[str]) -> tuple[list[str], list[int] | None]:
     return read, origin
 
 
-def _names_marker(text: str, match) -> bool:
+def _names_marker(layout: _Layout, match) -> bool:
     """Whether a fake role marker is named rather than used: in a code span, alone in
     quotes, or in a list after a lead such as "such as" or "e.g.", or before a noun like
     "tags"."""
+    text = layout.text
     start, end = match.start(), match.end()
     before, after = text[start - 1 : start], text[end : end + 1]
     if before and before in _QUOTES and after == before:
         return True
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    if (
-        text.count("`", line_start, start) % 2
-        and "`" in text[end : line_end if line_end >= 0 else None]
-    ):
+    line_start, line_end = layout.bounds(start)
+    if layout.ticks(line_start, start) % 2 and layout.ticks(end, line_end):
         return True  # in a code span, as a backticked phrase is: shown, not said
     before = text[max(line_start, start - _CONTEXT) : start]
-    after = text[end : min(end + _CONTEXT, len(text) if line_end < 0 else line_end)]
+    after = text[end : min(end + _CONTEXT, line_end)]
     # Other markers and quotes in the list do not break it.
     before, after = (
         "".join(" " if char in _QUOTES else char for char in _FAKE_TURN.sub(" ", part))

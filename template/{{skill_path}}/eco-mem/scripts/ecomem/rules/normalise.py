@@ -6,16 +6,19 @@ non-breaking space: a person (or a model) reads no difference, a regex sees othe
 characters. So the injection, secret, personal-data and transcript rules judge
 `judged(text)`, which is
 
-1. NFKC: compatibility forms become plain characters (fullwidth letters, digits, low
-   line and bar are ASCII ones, the fi ligature is `fi`, a no-break space is a space);
+1. NFKD: compatibility forms become plain characters (fullwidth letters, digits, low
+   line and bar are ASCII ones, the fi ligature is `fi`, a no-break space is a space)
+   and every accented letter is split into its letter and combining marks;
 2. without format characters (Unicode category Cf: zero-width space, joiners, soft
-   hyphen, bidi embeddings, overrides and isolates, the BOM) and without combining
-   marks NFKC left standing alone (`i` plus a combining dot is `i`), except the
-   invisible tag characters, which are read as the ASCII letters they copy;
+   hyphen, bidi embeddings, overrides and isolates, the BOM) and without any combining
+   mark (category Mn), so `pre\u0301vious`, `é`, `ï` and `İ` are read as their bare
+   letters: a skeleton, as a reader skims it. The invisible tag characters are read as
+   the ASCII letters they copy;
 3. with every other space (em, thin, ideographic, line and paragraph separators)
    folded to a plain space;
 4. with the letters of LOOKALIKES folded to the Latin letter they are drawn like (and
-   a few bars, colons and angle brackets to ASCII punctuation).
+   a few bars, colons and angle brackets to ASCII punctuation);
+5. NFC again, so what is left of other scripts (Hangul syllables) is composed as typed.
 
 Newlines are never added or removed, so a line number in the judged text is the line
 in the file. Text that is pure ASCII, nearly every entry, comes back as it is for the
@@ -24,8 +27,11 @@ cost of one `str.isascii`: nothing above can change it.
 
 from __future__ import annotations
 
-# Cyrillic and Greek letters, Latin small capitals and a few others drawn like a Latin
-# letter, as fonts commonly render them; blank letters drawn as a space. Only whole lookalikes: Cyrillic `и` or Greek `λ` stay as they are.
+# Letters of Cyrillic, Greek, Armenian, Coptic, Cherokee, Lisu and Latin extensions that
+# fonts draw like a Latin letter (after the Unicode confusables data, for the letters the
+# injection phrases and secret prefixes are spelled with), blank letters drawn as a
+# space, and colons. Only whole lookalikes: Cyrillic `и` or Greek `λ` stay as they are.
+# Keys are as NFKD leaves them (the lunate sigma U+03F2 arrives as a final sigma).
 LOOKALIKES = {
     # Cyrillic
     "\N{CYRILLIC SMALL LETTER A}": "a",
@@ -118,6 +124,112 @@ LOOKALIKES = {
     "\N{LATIN LETTER SMALL CAPITAL W}": "w",
     "\N{LATIN LETTER SMALL CAPITAL Y}": "y",
     "\N{LATIN LETTER SMALL CAPITAL Z}": "z",
+    # Armenian
+    "\N{ARMENIAN SMALL LETTER OH}": "o",
+    "\N{ARMENIAN CAPITAL LETTER OH}": "O",
+    "\N{ARMENIAN SMALL LETTER SEH}": "u",
+    "\N{ARMENIAN CAPITAL LETTER SEH}": "U",
+    "\N{ARMENIAN SMALL LETTER HO}": "h",
+    "\N{ARMENIAN SMALL LETTER VO}": "n",
+    "\N{ARMENIAN SMALL LETTER CO}": "g",
+    "\N{ARMENIAN SMALL LETTER ZA}": "q",
+    "\N{ARMENIAN FULL STOP}": ":",
+    # Coptic
+    "\N{COPTIC SMALL LETTER O}": "o",
+    "\N{COPTIC CAPITAL LETTER O}": "O",
+    "\N{COPTIC SMALL LETTER ALFA}": "a",
+    "\N{COPTIC SMALL LETTER RO}": "p",
+    "\N{COPTIC CAPITAL LETTER RO}": "P",
+    "\N{COPTIC SMALL LETTER SIMA}": "c",
+    "\N{COPTIC CAPITAL LETTER SIMA}": "C",
+    "\N{COPTIC SMALL LETTER IAUDA}": "i",
+    "\N{COPTIC CAPITAL LETTER IAUDA}": "I",
+    "\N{COPTIC SMALL LETTER KHI}": "x",
+    "\N{COPTIC CAPITAL LETTER KHI}": "X",
+    "\N{COPTIC SMALL LETTER KAPA}": "k",
+    "\N{COPTIC CAPITAL LETTER KAPA}": "K",
+    "\N{COPTIC CAPITAL LETTER HATE}": "H",
+    "\N{COPTIC CAPITAL LETTER NI}": "N",
+    "\N{COPTIC CAPITAL LETTER MI}": "M",
+    "\N{COPTIC CAPITAL LETTER TAU}": "T",
+    "\N{COPTIC CAPITAL LETTER ALFA}": "A",
+    "\N{COPTIC CAPITAL LETTER VIDA}": "B",
+    "\N{COPTIC CAPITAL LETTER EIE}": "E",
+    "\N{COPTIC CAPITAL LETTER ZATA}": "Z",
+    # Cherokee (their small letters follow from .lower())
+    "\N{CHEROKEE LETTER V}": "i",
+    "\N{CHEROKEE LETTER GO}": "A",
+    "\N{CHEROKEE LETTER YV}": "B",
+    "\N{CHEROKEE LETTER TLI}": "C",
+    "\N{CHEROKEE LETTER A}": "D",
+    "\N{CHEROKEE LETTER GV}": "E",
+    "\N{CHEROKEE LETTER NAH}": "G",
+    "\N{CHEROKEE LETTER MI}": "H",
+    "\N{CHEROKEE LETTER GU}": "J",
+    "\N{CHEROKEE LETTER TSO}": "K",
+    "\N{CHEROKEE LETTER TLE}": "L",
+    "\N{CHEROKEE LETTER LU}": "M",
+    "\N{CHEROKEE LETTER TLV}": "P",
+    "\N{CHEROKEE LETTER DU}": "S",
+    "\N{CHEROKEE LETTER LA}": "W",
+    "\N{CHEROKEE LETTER I}": "T",
+    "\N{CHEROKEE LETTER DO}": "V",
+    "\N{CHEROKEE LETTER NO}": "Z",
+    "\N{CHEROKEE LETTER E}": "R",
+    "\N{CHEROKEE LETTER GI}": "y",
+    "\N{CHEROKEE LETTER SV}": "R",
+    "\N{CHEROKEE LETTER NA}": "O",
+    # Lisu (Fraser), capitals only
+    "\N{LISU LETTER I}": "I",
+    "\N{LISU LETTER A}": "A",
+    "\N{LISU LETTER BA}": "B",
+    "\N{LISU LETTER CA}": "C",
+    "\N{LISU LETTER DA}": "D",
+    "\N{LISU LETTER E}": "E",
+    "\N{LISU LETTER TSA}": "F",
+    "\N{LISU LETTER GA}": "G",
+    "\N{LISU LETTER XA}": "H",
+    "\N{LISU LETTER JA}": "J",
+    "\N{LISU LETTER KA}": "K",
+    "\N{LISU LETTER LA}": "L",
+    "\N{LISU LETTER MA}": "M",
+    "\N{LISU LETTER NA}": "N",
+    "\N{LISU LETTER O}": "O",
+    "\N{LISU LETTER PA}": "P",
+    "\N{LISU LETTER ZHA}": "R",
+    "\N{LISU LETTER SA}": "S",
+    "\N{LISU LETTER TA}": "T",
+    "\N{LISU LETTER U}": "U",
+    "\N{LISU LETTER HA}": "V",
+    "\N{LISU LETTER WA}": "W",
+    "\N{LISU LETTER SHA}": "X",
+    "\N{LISU LETTER YA}": "Y",
+    "\N{LISU LETTER DZA}": "Z",
+    # Greek, more (a lunate sigma reaches here as a final sigma: NFKD)
+    "\N{GREEK SMALL LETTER FINAL SIGMA}": "c",
+    "\N{GREEK LETTER YOT}": "j",
+    "\N{GREEK SMALL LETTER GAMMA}": "y",
+    "\N{GREEK SMALL LETTER ETA}": "n",
+    "\N{GREEK SMALL LETTER OMEGA}": "w",
+    "\N{GREEK CAPITAL LETTER YOT}": "J",
+    # Cyrillic, more
+    "\N{CYRILLIC SMALL LETTER IZHITSA}": "v",
+    "\N{CYRILLIC CAPITAL LETTER IZHITSA}": "V",
+    "\N{CYRILLIC CAPITAL LETTER KOMI DE}": "D",
+    "\N{CYRILLIC CAPITAL LETTER KOMI SJE}": "G",
+    "\N{CYRILLIC SMALL LETTER OMEGA}": "w",
+    "\N{CYRILLIC CAPITAL LETTER SHHA}": "H",
+    # Latin, more
+    "\N{LATIN SMALL LETTER ALPHA}": "a",
+    "\N{LATIN SMALL LETTER IOTA}": "i",
+    "\N{LATIN SMALL LETTER OPEN E}": "e",
+    "\N{LATIN SMALL LETTER V WITH HOOK}": "v",
+    "\N{LATIN LETTER RETROFLEX CLICK}": "!",
+    # Colons
+    "\N{MODIFIER LETTER TRIANGULAR COLON}": ":",
+    "\N{TWO DOT PUNCTUATION}": ":",
+    "\N{HEBREW PUNCTUATION SOF PASUQ}": ":",
+    "\N{COLON}": ":",
     # Blank letters that render as a space
     "\N{HANGUL CHOSEONG FILLER}": " ",
     "\N{HANGUL JUNGSEONG FILLER}": " ",
@@ -135,11 +247,21 @@ LOOKALIKES = {
     "\N{LEFT ANGLE BRACKET}": "<",
     "\N{RIGHT ANGLE BRACKET}": ">",
 }
+# A small letter of a capital above is drawn like the capital's small Latin letter (the
+# Cherokee small letters, Coptic and Armenian lower case): added here, not written out.
+LOOKALIKES.update(
+    {
+        small: latin.lower()
+        for char, latin in list(LOOKALIKES.items())
+        for small in (char.lower(),)
+        if small != char and len(small) == 1 and small not in LOOKALIKES and latin.isalpha()
+    }
+)
 # Unicode tag characters (U+E0020 to U+E007E) are invisible copies of ASCII that a model
 # may still read ("ASCII smuggling"): they are judged as the ASCII they copy, not removed.
 _TAG_CHARACTERS = range(0xE0020, 0xE007F)
 _TAG_OFFSET = 0xE0000
-_DROPPED = ("Cf", "Mn")  # format characters; combining marks left alone after NFKC
+_DROPPED = ("Cf", "Mn")  # format characters; combining marks (NFKD split them off)
 _SPACES = ("Zs", "Zl", "Zp")
 
 # What each non-ASCII character becomes (None: removed), filled as characters are met.
@@ -155,8 +277,8 @@ def judged(text: str) -> str:
         return text
     import unicodedata  # only for text that is not ASCII
 
-    if not unicodedata.is_normalized("NFKC", text):  # the check is several times cheaper
-        text = unicodedata.normalize("NFKC", text)
+    if not unicodedata.is_normalized("NFKD", text):  # the check is several times cheaper
+        text = unicodedata.normalize("NFKD", text)
     table = {}
     # Distinct characters only: a long entry has a few dozen, so the Python loop is short.
     for char in set(text):
@@ -168,7 +290,11 @@ def judged(text: str) -> str:
             folded = _FOLDED[char] = _fold(unicodedata.category(char), char)
         if folded != char:
             table[ord(char)] = folded
-    return text.translate(table) if table else text
+    if table:
+        text = text.translate(table)
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text
+    return unicodedata.normalize("NFC", text)
 
 
 def judged_lines(lines: list[str]) -> tuple[str, list[str]]:

@@ -22,7 +22,11 @@ from .normalise import judged_lines
 FIX = "delete it from memory; personal data and ID numbers never belong there"
 # Documentation's stand-ins, digits and letters only: Stripe's test Visa card and the
 # example IBAN of the SWIFT registry (GB82 WEST 1234 5698 7654 32).
-KNOWN_TEST_VALUES = frozenset(("4242" * 4, "GB82" + "WEST" + "12345698765432"))
+# The German example IBAN of the same registry and of most bank docs (DE89 3704 0044 0532
+# 0130 00) is one too.
+KNOWN_TEST_VALUES = frozenset(
+    ("4242" * 4, "GB82" + "WEST" + "12345698765432", "DE89" + "370400440532013000")
+)
 
 # A run of digits, optionally grouped by single spaces or dashes, that is not part of a
 # longer token, a decimal, a version or a path. Each pattern starts with a character
@@ -39,6 +43,13 @@ _CARD_LAYOUT = lazy(
     r"|[0-9]{4}(?P<amex>[ -])[0-9]{6}(?P=amex)[0-9]{4,5}"
 )
 _SSN_LAYOUT = lazy(r"([0-9]{3})-([0-9]{2})-([0-9]{4})")
+# A 3-2-4 number that a ticket, case or order word (or a `KEY-` or `#` prefix) leads is an
+# id of that system, not a social security number.
+_TICKET_LEAD = lazy(
+    r"(?:(?i:ticket|case|order|invoice|issue|incident|inc|req|request|change|build|run|job"
+    r"|bug|ref|reference|po|rma|claim|tracking|confirmation|booking)[ \t]*(?:no\.?|number|id)?"
+    r"[ \t]*[:#]?[ \t]*|[A-Za-z][A-Za-z0-9]*-|#)$"
+)
 # Two letters, two check digits, then the account in groups of four (spaces optional).
 _IBAN = lazy(r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z][0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?")
 
@@ -97,7 +108,9 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
             network = _card_network(run)
             if network:
                 report(match.start(), "pii.payment-card", f"{network} card number: {FIX}")
-            elif _is_ssn(run):
+            elif _is_ssn(run) and not _TICKET_LEAD.search(
+                text, max(0, match.start() - 30), match.start()
+            ):
                 report(match.start(), "pii.us-ssn", f"US social security number: {FIX}")
     if _IBAN_HINT in shape:
         for match in _IBAN.finditer(text):

@@ -53,6 +53,7 @@ _AWS_SECRET = lazy(
 _PEM_HEADER = lazy(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = lazy(r"^(?:\\r)?(?:\\n)?[A-Za-z0-9+/=]{20,}")
 _PEM_PREAMBLE = lazy(r"^[A-Za-z-]+: ")  # Proc-Type:, DEK-Info: in encrypted PEM
+_QUOTE_PREFIX = " \t>#/;*"
 
 # Starts at the literal `://`, which the regex engine finds fast; the scheme is read
 # backwards afterwards. Commas and colons end a password: `host:1,other:2@` lists hosts.
@@ -97,7 +98,24 @@ _NOT_SECRET_NAME = lazy(
     r"|issuer|audience|scope|method|mode|provider|user|username|email|tenant|realm|label)$",
     re.IGNORECASE,
 )
-_END_OF_VALUE = frozenset(" \t\n,;)]}|&")
+# A quote ends a value too: in `curl -H 'X-Api-Key: VALUE'` the quote closes the header.
+# Credentials given as command-line flags: `docker login -u ci -p VALUE`, `mysql -pVALUE`,
+# `sshpass -p VALUE`, `curl -u user:pass`, `--password VALUE`. `-p` alone is a port or a
+# parents flag elsewhere, so it counts only after the commands that take a password.
+_CLI_SECRET = lazy(
+    r"\b(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)[ \t]+(?:registry[ \t]+)?login\b"
+    r"[^\n]{0,200}?[ \t](?P<flag>-p|--password)(?:[ \t]+|=)(?P<value>[^\s]+)"
+    r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]{0,200}?[ \t]-p(?P<attached>[^\s]+)"
+    r"|\bsshpass[ \t]+-p[ \t]*(?P<sshpass>[^\s]+)"
+    r"|\b(?:curl|wget|http|https)\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]+[\"']?"
+    r"(?P<user>[^\s:\"']+):(?P<userpass>[^\s\"']+)"
+)
+_CLI_COMMANDS = ("docker", "podman", "buildah", "skopeo", "helm", "oras", "nerdctl", "mysql")
+_CLI_COMMANDS += ("mariadb", "sshpass", "curl", "wget", "http")
+_LINE_END_TOKEN = lazy(r"[0-9_~:-][A-Za-z0-9_~:-]*\n")
+_SAS_SIGNATURE = lazy(r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{30,200})")
+_VALUE_ENDS = frozenset(" \t\n\"'`<>(){}[],;|\\")  # where a password-named value ends
+_END_OF_VALUE = frozenset(" \t\n,;)]}|&'\"`")
 _EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
 _SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
 _GENERIC_MIN_LENGTH = 16
@@ -133,6 +151,19 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
         shown = next((p for p in family.prefixes if text.startswith(p, start)), "")
         what = f"{family.what} ({shown}…)" if shown else family.what
         report(start, family.rule, f"{what}: {FIX}")
+    # A token wrapped across lines (a terminal or an editor broke it) is read glued back.
+    if "\n" in text:
+        glued, line_at = _glued(lines)
+        if glued is not None:
+            for family, start, match in _family_matches(glued, _long_words(glued)):
+                body = match.group("body")
+                line = line_at(start)
+                if line == line_at(match.end() - 1):
+                    continue  # on one line: the pass above judged it
+                if _is_placeholder(body) or _classes(body) < family.min_classes:
+                    continue
+                message = f"{family.what}, wrapped across lines: {FIX}"
+                hits.setdefault((line, family.rule), message)
 
     # The name holds "aws ... secret" or "secret access key"; the 40-character value sits in
     # a word at least that long.
@@ -166,6 +197,29 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
             if _real_header_value(match.group("scheme"), match.group("value")):
                 shown = f"Authorization: {match.group('scheme')} …"
                 report(match.start(), "secret.auth-header", f"credential header ({shown}): {FIX}")
+    if "passw" in lowered or "pwd" in lowered or "passphrase" in lowered:
+        for offset, name in _short_passwords(text, lowered):
+            hits.setdefault(
+                (line_of(offset), "secret.generic-assignment"),
+                (f"password assigned to {name!r}: {FIX}"),
+            )
+    if any(command in lowered for command in _CLI_COMMANDS):
+        flagged_lines = {line for line, _ in hits}  # a token there is already reported
+        for match in _CLI_SECRET.finditer(text):
+            groups = ("value", "attached", "sshpass", "userpass")
+            value = next((match.group(group) for group in groups if match.group(group)), "")
+            if line_of(match.start()) in flagged_lines:
+                continue
+            if _real_flag_value(match.group("user") or "", value):
+                message = f"credential on a command line ({match.group().split()[0]} …): {FIX}"
+                report(match.start(), "secret.command-line", message)
+    if "sig=" in lowered:
+        for match in _SAS_SIGNATURE.finditer(text):
+            value = match.group("value")
+            if not _is_placeholder(value) and _classes(value) >= 2:
+                report(
+                    match.start(), "secret.sas-signature", f"shared access signature (sig=…): {FIX}"
+                )
     if long_words and any(hint in lowered for hint in _GENERIC_HINTS):
         flagged_lines = {line for line, _ in hits}  # a line already reported needs no catch-all
         for offset, name in _generic_assignments(text, lowered):
@@ -230,7 +284,8 @@ def _private_key_lines(lines: list[str]) -> list[int]:
             continue
         # The body follows on the same line (JSON `\n`) or after a few header lines and a blank.
         following = [line[header.end() :].lstrip()]
-        following += [later.strip() for later in lines[index + 1 : index + 6]]
+        # A quoted (`> `) or commented (`# `, `// `) key is still a key.
+        following += [later.lstrip(_QUOTE_PREFIX).strip() for later in lines[index + 1 : index + 6]]
         for candidate in following:
             if _PEM_BODY.match(candidate):
                 found.append(index + 1)
@@ -321,6 +376,98 @@ def _generic_assignments(text: str, lowered: str) -> list[tuple[int, str]]:
             continue
         found.append((start, name))
     return found
+
+
+def _glued(lines: list[str]):
+    """(the text with each line whose last word holds a token prefix joined to the next
+    line's leading run, a function from an offset in it to a 1-based line); (None, None)
+    when no line is joined. Only the last words of lines are searched for prefixes."""
+    # Lines whose last word holds a digit, `_`, `-` or `~` (every prefix but an upper-case
+    # one does, and token bodies have digits), found by one C-level scan.
+    tails = {}  # 0-based line -> its last word, where a token may have been cut
+    text = "\n".join(lines)
+    line, counted = 0, 0  # newlines counted up to `counted`: linear in the text
+    for match in _LINE_END_TOKEN.finditer(text):
+        end = match.end() - 1
+        start = max(text.rfind(" ", max(0, end - 200), end), text.rfind("\n", 0, end)) + 1
+        word = text[start:end]
+        line += text.count("\n", counted, end)
+        counted = end
+        if 4 <= len(word) < 200 and _TOKEN_CHARS.issuperset(word):
+            tails[line] = word
+    if not tails:
+        return None, None
+    words = "\n".join(tails.values())
+    present = list(filter(words.__contains__, BY_PREFIX))  # one C-level pass per prefix
+    cuts = {n for n, word in tails.items() if any(prefix in word for prefix in present)}
+    if not cuts:
+        return None, None
+    parts, starts, offset = [], [], 0
+    for number, line in enumerate(lines):
+        if number - 1 in cuts:
+            line = line.lstrip(_QUOTE_PREFIX)  # the token goes on after `> ` or `# `
+        starts.append(offset)
+        piece = (
+            line
+            if number in cuts and lines[number + 1].lstrip(_QUOTE_PREFIX)[:1] in (_TOKEN_CHARS)
+            else line + "\n"
+        )
+        parts.append(piece)
+        offset += len(piece)
+
+    def line_at(at: int) -> int:
+        return bisect_right(starts, at)
+
+    return "".join(parts), line_at
+
+
+def _short_passwords(text: str, lowered: str) -> list[tuple[int, str]]:
+    """(offset, name) for a password-named setting whose value, read up to the next space
+    or quote (`&` and `%` are a password's characters) and 8 to 15 characters long (or
+    holding `&` or `%`), mixes character classes the way a chosen password does. Other
+    long values are the generic rule's."""
+    found = []
+    for match in _ASSIGNMENT.finditer(lowered):
+        if not lowered.startswith(("passw", "passphrase", "pwd"), match.start()):
+            continue
+        if match.group("prose") or (match.group("quote") and "&" not in match.group("value")):
+            continue  # prose and quoted values: the generic rule reads them whole
+        start = match.start()
+        while start and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        name = text[start : match.end("rest")]
+        end = match.start("value")
+        while end < len(text) and end - match.start("value") <= 40 and text[end] not in _VALUE_ENDS:
+            end += 1
+        value = text[match.start("value") : end]
+        # The generic rule reads a value only to `&` or `%`: with one, any length is ours.
+        cut = "&" in value or "%" in value
+        if _NOT_SECRET_NAME.search(name) or not 8 <= len(value) < (41 if cut else 16):
+            continue
+        if name.lower() in ("pwd", "oldpwd") or value[:1] in "/~." or "/" in value:
+            continue  # the shell's working folder; a path is no password
+        if _looks_chosen(value):
+            found.append((start, name))
+    return found
+
+
+def _looks_chosen(value: str) -> bool:
+    """A password, not a word: three classes (or two and a symbol), switching often."""
+    if _is_placeholder(value) or _PLACEHOLDER_PASSWORD.fullmatch(value) or _EMAIL.match(value):
+        return False
+    symbols = any(not c.isalnum() for c in value)
+    if _classes(value) + symbols < 3:
+        return False
+    return _class_switches(value) >= len(value) / 4
+
+
+def _real_flag_value(user: str, value: str) -> bool:
+    value = value.strip("'\"")
+    if not value or value.startswith(("$", "-", "<", "%")) or _is_placeholder(value):
+        return False
+    if _PLACEHOLDER_PASSWORD.fullmatch(value) or value == user:
+        return False
+    return len(value) >= 6 and (_classes(value) >= 2 or len(value) >= 12)
 
 
 def _looks_random(value: str) -> bool:

@@ -17,23 +17,28 @@ from .normalise import judged_lines
 
 RULE = "transcript.chat-log"
 
-_HUMAN = {"user", "human", "customer"}
+_HUMAN = {"user", "human", "customer", "me", "you", "q"}
 _ASSISTANT_NAMES = r"assistant|ai|bot|claude|chatgpt|gpt(?:-?[0-9][\w.-]*)?|gemini|copilot|model"
-_ROLES = rf"user|human|customer|{_ASSISTANT_NAMES}|system|tool"
+_ROLES = rf"user|human|customer|me|{_ASSISTANT_NAMES}|system|tool|q|a"
 
-# A turn line: optional quote, list marker and emphasis, then a role and a colon
-# (`> **User:**`, `- Assistant:`, `**Claude**:`), or a heading that is only the role (`## Human`).
+# A turn line: optional quote, list marker, timestamp and emphasis, then a role, maybe a
+# time or "said" (ChatGPT's export: `You said:`, `ChatGPT said:`), and a colon
+# (`> **User:**`, `- Assistant:`, `**Claude**:`, `User (10:32):`, `[10:32] Me:`), or a
+# heading that is only the role (`## Human`).
 _TURN = lazy(
-    r"^[ \t]*(?:>[ \t]*)*(?:[-*+][ \t]+)?(?:\*\*|__|\*|_)?"
-    rf"(?P<role>{_ROLES})[ \t]*(?:\*\*|__|\*|_)?[ \t]*:"
+    r"^[ \t]*(?:>[ \t]*)*(?:[-*+][ \t]+)?(?:\[[0-9:apm. ]{3,12}\][ \t]*)?(?:\*\*|__|\*|_)?"
+    rf"(?:(?P<role>{_ROLES})|(?P<said>you|{_ASSISTANT_NAMES})[ \t]+(?:said|asked|wrote|replied))"
+    r"(?:[ \t]*[(\[][0-9:apm. ]{3,12}[)\]])?[ \t]*(?:\*\*|__|\*|_)?[ \t]*:"
     rf"|^[ \t]*#{{1,6}}[ \t]+(?P<heading>{_ROLES})[ \t]*:?[ \t]*$",
     re.MULTILINE,
 )
 _JSON_ROLE = lazy(rf"[\"']role[\"'][ \t]*:[ \t]*[\"'](?P<role>{_ROLES}|function|developer)[\"']")
 # A conversation needs both sides, so an entry without a word for each cannot be one.
-_HUMAN_HINTS = ("user", "human", "customer")
-_ASSISTANT_HINTS = ("assistant", "ai", "bot", "claude", "gpt", "gemini", "copilot", "model")
+_HUMAN_HINTS = ("user", "human", "customer", "me", "you", "q:")
+_ASSISTANT_HINTS = ("assistant", "ai", "bot", "claude", "gpt", "gemini", "copilot", "model", "a:")
 _TURNS_NEEDED = 3  # human, assistant, human: the shortest exchange that is a conversation
+# Q:/A: is also how a FAQ is written: three questions answered make it a conversation.
+_QA_TURNS_NEEDED = 5
 _JSON_MESSAGES_NEEDED = 2
 
 
@@ -70,16 +75,20 @@ def _side(role: str) -> str | None:
 
 def _first_exchange(text: str) -> int | None:
     """Offset of the first turn once the speaking side has changed twice."""
-    first, sides = None, []
+    first, sides, qa = None, [], False
     for match in _TURN.finditer(text):
-        side = _side(match.group("role") or match.group("heading"))
+        role = match.group("role") or match.group("heading") or match.group("said")
+        if role == "you" and not match.group("said"):
+            continue  # "You: ..." alone is how instructions talk; "You said:" is a turn
+        side = _side(role)
         if side is None:
             continue
+        qa = qa or role in ("q", "a")
         if first is None:
             first = match.start()
         if not sides or sides[-1] != side:
             sides.append(side)
-            if len(sides) >= _TURNS_NEEDED:
+            if len(sides) >= (_QA_TURNS_NEEDED if qa else _TURNS_NEEDED):
                 return first
     return None
 

@@ -13,11 +13,11 @@ import os
 from pathlib import Path
 
 from .. import protocol
-from ..findings import ERROR, Finding
+from ..findings import ERROR, WARNING, Finding
 from ..paths import inside
 from . import INDEX
 from .catalog import Catalog, parse_catalog
-from .names import is_slug_file, shown
+from .names import is_plain_file, is_slug_file, reads_as_order, shown
 from .place import OUT, refusal, refused
 from .textfile import read_lines
 
@@ -157,6 +157,28 @@ def _stray(relpath: str) -> Finding:
     )
 
 
+def _not_a_slug(relpath: str, name: str) -> Finding:
+    """A name that is not a slug. Plain ASCII (`API-notes.md`, as stores written before
+    the slug rule may hold) is a warning and the file is read and judged; a name with any
+    other character, or that reads as an order, is an error and the file is not read.
+    Either way the name is never printed (names.shown)."""
+    rename = "rename it (`ls -b` shows the name) and update its row"
+    if reads_as_order(name[:-3]):
+        message = f"file name reads as an order to the agent; {rename}"
+        return Finding(relpath, 0, "structure.name-not-slug", ERROR, message)
+    if is_plain_file(name):
+        message = (
+            "file name is not a slug (lower-case letters, digits and single dashes, then .md);"
+            f" {rename}: `git mv` it to the slug `new` would give its title"
+        )
+        return Finding(relpath, 0, "structure.name-not-slug", WARNING, message)
+    message = (
+        "file name is not a slug (lower-case letters, digits and single dashes, then"
+        f" .md); {rename}"
+    )
+    return Finding(relpath, 0, "structure.name-not-slug", ERROR, message)
+
+
 def _load_drawer(folder: Path, drawer: Drawer, listing: dict) -> list[Finding]:
     if not folder.is_dir() or folder.is_symlink():
         return [
@@ -207,13 +229,9 @@ def _load_drawer(folder: Path, drawer: Drawer, listing: dict) -> list[Finding]:
             findings.append(_stray(relpath))
             continue
         if item.name != INDEX and not is_slug_file(item.name):
-            # Not read: no rule, command or digest should meet a name that is not a slug.
-            message = (
-                "file name is not a slug (lower-case letters, digits and single dashes, then"
-                " .md); rename it (`ls -b` shows the name) and update its row"
-            )
-            findings.append(Finding(relpath, 0, "structure.name-not-slug", ERROR, message))
-            continue
+            findings.append(_not_a_slug(relpath, item.name))
+            if findings[-1].severity == ERROR:
+                continue  # not read: no rule, command or digest meets such a name
         if not item.is_file() and os.path.exists(item.path):
             # A FIFO or device named *.md would block or stream forever if opened.
             message = "not a regular file; replace it with a markdown file"

@@ -11,6 +11,11 @@ import stat
 
 MAX_BYTES = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
+# Characters str.splitlines() ends a line at besides \n and \r: vertical tab, form feed,
+# the file, group and record separators, NEL, and the line and paragraph separators. A
+# reader (markdown, a model) sees one line where the rules would judge two, so a phrase
+# split by one would pass: like CR, each is a finding about the file.
+LINE_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 def read_lines(path: str | os.PathLike[str], relpath: str) -> tuple[list[str] | None, list]:
@@ -57,6 +62,18 @@ def decode(data: bytes, relpath: str) -> tuple[list[str] | None, list]:
                 "CR line ends; use LF (\\n) only (a CRLF clone: docs/teamwork.md, Windows)",
             )
         )
+    if not text.isascii() or any(char in text for char in LINE_BREAKS[:5]):
+        breaks = [text.find(char) for char in LINE_BREAKS if char in text]
+        if breaks:
+            first = min(breaks)
+            findings.append(
+                _error(
+                    relpath,
+                    text.count("\n", 0, first) + 1,
+                    "file.line-separator",
+                    f"holds {text[first]!r}, a line end other than \\n that the rules would split at; use \\n",
+                )
+            )
     return text.splitlines(), findings
 
 
