@@ -127,8 +127,8 @@ LOOKALIKES = {
     # Armenian
     "\N{ARMENIAN SMALL LETTER OH}": "o",
     "\N{ARMENIAN CAPITAL LETTER OH}": "O",
-    "\N{ARMENIAN SMALL LETTER SEH}": "u",
-    "\N{ARMENIAN CAPITAL LETTER SEH}": "U",
+    "\N{ARMENIAN SMALL LETTER SEH}": "u",  # codespell:ignore seh
+    "\N{ARMENIAN CAPITAL LETTER SEH}": "U",  # codespell:ignore seh
     "\N{ARMENIAN SMALL LETTER HO}": "h",
     "\N{ARMENIAN SMALL LETTER VO}": "n",
     "\N{ARMENIAN SMALL LETTER CO}": "g",
@@ -207,11 +207,11 @@ LOOKALIKES = {
     "\N{LISU LETTER DZA}": "Z",
     # Greek, more (a lunate sigma reaches here as a final sigma: NFKD)
     "\N{GREEK SMALL LETTER FINAL SIGMA}": "c",
-    "\N{GREEK LETTER YOT}": "j",
+    "\N{GREEK LETTER YOT}": "j",  # codespell:ignore yot
     "\N{GREEK SMALL LETTER GAMMA}": "y",
     "\N{GREEK SMALL LETTER ETA}": "n",
     "\N{GREEK SMALL LETTER OMEGA}": "w",
-    "\N{GREEK CAPITAL LETTER YOT}": "J",
+    "\N{GREEK CAPITAL LETTER YOT}": "J",  # codespell:ignore yot
     # Cyrillic, more
     "\N{CYRILLIC SMALL LETTER IZHITSA}": "v",
     "\N{CYRILLIC CAPITAL LETTER IZHITSA}": "V",
