@@ -75,6 +75,9 @@ def collect(
     findings: list[Finding] = []
     hidden = None
     known = stores.all_stores(root)
+    refused = stores.refused_stores(root)
+    if refused:
+        findings.append(refused_finding(refused))
     touched = _staged_stores(root, known) if staged and len(known) > 1 else set(known)
     loaded, listing = [], {}
     for memory_dir in known:
@@ -107,6 +110,23 @@ def collect(
             path, _, message = str(refusal).partition(" ")
             findings.append(Finding(path, 0, "git.refused", ERROR, message))
     return sorted(set(findings))
+
+
+def refused_finding(count: int) -> Finding:
+    """One error for every folder that looks like a package store under a path that fails
+    stores.is_store_package: counted, never named (a path can hold any text)."""
+    from ..store.names import STORE_WITHHELD
+    from ..store.stores import ROOT
+
+    many = count > 1
+    message = (
+        f"{count} folder{'s' if many else ''} with drawer catalogs under a path that is not"
+        " plain (each part ASCII letters, digits, '.', '_', '-'; no leading '-', no .git,"
+        f" no order): not read as {'package stores' if many else 'a package store'};"
+        f" `git ls-files -z '*/{ROOT}/*/INDEX.md'` lists {'them' if many else 'it'}:"
+        " rename or delete"
+    )
+    return Finding(f"{STORE_WITHHELD}/{ROOT}", 0, "structure.store-name", ERROR, message)
 
 
 def _staged_stores(root: Path, known: list[str]) -> set[str]:

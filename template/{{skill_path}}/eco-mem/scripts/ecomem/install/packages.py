@@ -61,6 +61,11 @@ def package_folder(root: Path, given: str) -> str:
     parts = text.split("/")
     if parts[0] == ".." or any(part.casefold().rstrip(". ") == ".git" for part in parts):
         raise UsageError(f"init {given}: name a folder inside the repository, outside .git")
+    if not stores.is_store_package(text):
+        raise UsageError(
+            f"init {given}: a package path is ASCII letters, digits, '.', '_' and '-' per"
+            " part (no leading '-', no order to the agent)"
+        )
     for owned, what in ((protocol.SKILL_DIR, "the skill"), (stores.ROOT, "a memory folder")):
         if text == owned or text.startswith(owned + "/") or f"/{owned}/" in f"/{text}/":
             raise UsageError(f"init {given}: lies inside {what} ({owned})")

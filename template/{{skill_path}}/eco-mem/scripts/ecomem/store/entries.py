@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from .. import protocol
-from ..errors import UsageError
+from ..errors import Refused, UsageError
 from ..findings import ERROR, Finding
 from .catalog import NO_FILE, Row, cell_path
 from .load import Drawer, Store
+from .names import is_entry_file
 
 DATED = re.compile(r"^\d{4}-\d{2}-\d{2}-")
 
@@ -87,4 +88,16 @@ def pick(store: Store, key: str, drawer: str | None) -> Hit:
             for hit in hits
         )
         raise UsageError(f"{key!r} names several rows ({places}); add --drawer")
-    return hits[0]
+    hit = hits[0]
+    if hit.file != NO_FILE and not is_entry_file(hit.file):
+        raise Refused([odd_file(hit.drawer.index_relpath, hit.row.line if hit.row else 0)])
+    return hit
+
+
+def odd_file(index_relpath: str, line: int) -> Finding:
+    """The refusal when a row (or a write) names a file no writer may touch."""
+    message = (
+        "the row's file is not an entry file directly in this drawer (a slug or plain"
+        " name, then .md): nothing written; fix the row by hand, then run verify"
+    )
+    return Finding(index_relpath, line, "drift.path-escapes", ERROR, message)

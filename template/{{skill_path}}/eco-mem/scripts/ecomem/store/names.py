@@ -15,6 +15,7 @@ reads as an order counts as no slug: verify reports it and nothing prints it.
 from __future__ import annotations
 
 WITHHELD = "[withheld: file name is not a slug]"
+STORE_WITHHELD = "[withheld: package path is not plain]"  # stores.is_store_package
 _SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _PLAIN_CHARS = _SLUG_CHARS | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_.")
 # The longest slug: shapes.SLUG_LENGTH after an episode's `YYYY-MM-DD-` (not imported:
@@ -58,6 +59,14 @@ def is_plain_file(name: str) -> bool:
         and _PLAIN_CHARS.issuperset(name)
         and not reads_as_order(name[:-3])
     )
+
+
+def is_entry_file(name: str) -> bool:
+    """Whether a writer may create, change or delete the file `name` that a catalog row
+    (or a command) gives: an entry the readers read, directly in the drawer. A slug file
+    or a plain one (both hold no `/` or `\\`, so no `..` walks out), never the drawer's
+    own INDEX.md, in any case (a case-blind disk reads `index.md` as it)."""
+    return (is_slug_file(name) or is_plain_file(name)) and name.lower() != "index.md"
 
 
 _ORDERS: dict[str, bool] = {}  # stem -> reads_as_order: verify asks for each name twice

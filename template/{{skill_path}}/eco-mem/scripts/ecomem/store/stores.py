@@ -21,6 +21,7 @@ import posixpath
 
 from .. import protocol
 from . import INDEX
+from .names import reads_as_order
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (it loads re)
 if TYPE_CHECKING:
@@ -51,11 +52,34 @@ def _glob_escape(text: str) -> str:
 
 
 _KNOWN: dict[str, list[str]] = {}  # root -> its package stores, asked of git once a run
+_REFUSED: dict[str, int] = {}  # root -> how many candidates failed is_store_package
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def is_store_package(package: str) -> bool:
+    """Whether `package`, a folder path a commit chose, may name a package store.
+
+    The path reaches the session digest, `.gitattributes`, AGENTS.md blocks and find's
+    labels, so it is held to the charset of path answers: every part ASCII letters,
+    digits, `.`, `_` and `-`, not starting with `-`, not `.` or `..`, not `.git` in any
+    case (nor `.git.`, which Windows reads as `.git`); and its words, read as a name's
+    are (names.reads_as_order), give no order to the agent. A path outside this rule is never
+    a store and is never printed: verify counts it (`structure.store-name`)."""
+    parts = package.split("/")
+    return all(
+        part
+        and _NAME_CHARS.issuperset(part)
+        and part[0] != "-"
+        and part not in (".", "..")
+        and part.lower().rstrip(".") != ".git"
+        for part in parts
+    ) and not reads_as_order(package.replace("/", "-"))
 
 
 def forget() -> None:
     """Ask git again next time: a store was just staged (`init`)."""
     _KNOWN.clear()
+    _REFUSED.clear()
 
 
 def package_stores(root: Path) -> list[str]:
@@ -65,11 +89,18 @@ def package_stores(root: Path) -> list[str]:
     """
     key = os.fspath(root)
     if key not in _KNOWN:
-        _KNOWN[key] = _ask_git(root)
+        _KNOWN[key], _REFUSED[key] = _ask_git(root)
     return _KNOWN[key]
 
 
-def _ask_git(root: Path) -> list[str]:
+def refused_stores(root: Path) -> int:
+    """How many folders hold drawer INDEX files as a store would, under a path that
+    fails is_store_package: they are ignored, and their names are never shown."""
+    package_stores(root)
+    return _REFUSED[os.fspath(root)]
+
+
+def _ask_git(root: Path) -> tuple[list[str], int]:
     from ..git import run_git
 
     memory = _glob_escape(ROOT)
@@ -77,19 +108,20 @@ def _ask_git(root: Path) -> list[str]:
     try:
         code, out = run_git(root, "ls-files", "-z", "--cached", "--", *specs)
     except OSError:
-        return []
+        return [], 0
     if code != 0:
-        return []
-    found = set()
+        return [], 0
+    found, refused = set(), set()
     for path in out.decode("utf-8", "replace").split("\0"):
         for drawer in protocol.DRAWERS:
             tail = f"/{ROOT}/{drawer}/{INDEX}"
             if path.endswith(tail):
                 package = path[: -len(tail)]
                 # A package inside another store's memory folder is not a store.
-                if package and not _inside_a_drawer(package):
-                    found.add(memory_of(package))
-    return sorted(found)
+                if not package or _inside_a_drawer(package):
+                    continue
+                (found if is_store_package(package) else refused).add(package)
+    return sorted(memory_of(package) for package in found), len(refused)
 
 
 def _inside_a_drawer(package: str) -> bool:

@@ -56,6 +56,7 @@ def write(root: Path, build: Build) -> dict:
         transaction.roll_back(root, memory)
         store, _ = load_store(root)
         changes, report = build(store, today)
+        _refuse_odd_files(store, changes)
         ordered = _ordered(memory, changes)
         fresh = _new_entries(root, ordered)
         asked = _ask_git(root, fresh)  # git answers while the gate runs
@@ -65,6 +66,18 @@ def write(root: Path, build: Build) -> dict:
         _keep_in_git(root, fresh, asked)
         transaction.apply(root, memory, ordered)
     return report
+
+
+def _refuse_odd_files(store: Store, changes: list[gate.Change]) -> None:
+    """Every file a write touches is an entry directly in its drawer (names.is_entry_file),
+    whichever command named it and from wherever (a row, a slug, a desk): one rule for
+    all writers, judged before anything is written."""
+    from ..store.entries import odd_file
+    from ..store.names import is_entry_file
+
+    for change in changes:
+        if any(not is_entry_file(name) for name in change.files):
+            raise Refused([odd_file(f"{store.relpath}/{change.drawer}/{INDEX}", 0)])
 
 
 def _new_entries(root: Path, ordered: list[tuple[Path, str | None]]) -> list[str]:
