@@ -150,3 +150,26 @@ def test_revise_and_confirm_never_write_a_file_a_row_names_outside_the_drawer(
         assert result.returncode == 1, (args, result.stdout, result.stderr)
         assert "drift.path-escapes" in result.stderr, result.stderr
         assert target.read_bytes() == before
+
+
+# -- #7: many package stores ----------------------------------------------------------
+
+
+def test_the_digest_keeps_its_budget_with_hundreds_of_package_stores(host: Path) -> None:
+    """300 package stores, one desk each (files committed with git, no `init`): the
+    first line names a few folders and counts the rest; the digest stays in 4 KiB."""
+    index = (host / MEMORY / "working" / "INDEX.md").read_bytes()
+    for number in range(300):
+        working = host / f"p{number:03}" / MEMORY / "working"
+        working.mkdir(parents=True)
+        (working / "INDEX.md").write_bytes(index)
+        (working / f"task-{number}.md").write_text(
+            f"# Task {number}\n\n## Goal\nShip it.\n", encoding="utf-8"
+        )
+    git(host, "add", "--", "*/INDEX.md")
+    digest = run_script(host, "context")
+    assert digest.returncode == 0 and digest.stdout, digest.stderr
+    assert len(digest.stdout.encode("utf-8")) <= 4096
+    first = digest.stdout.splitlines()[0]
+    assert first.startswith("eco-mem: 300 tasks in progress")
+    assert first.count("/working/") == 3 and "and 297 more stores" in first
