@@ -823,6 +823,8 @@ TESTED_ON_THEIR_OWN = {
     "semantic.user-confirmed",
     # Names that are not slugs, in every drawer: tests/test_normalised_text.py.
     "structure.name-not-slug",
+    # Package paths that are not plain: tests/test_store_paths.py.
+    "structure.store-name",
     # Line ends other than LF (U+2028, NEL, VT...): tests/test_text_gates.py.
     "file.line-separator",
 }
