@@ -113,12 +113,15 @@ def _crafted_row(host: Path, drawer: str, row: str) -> None:
     index.write_text(index.read_text(encoding="utf-8") + row + "\n", encoding="utf-8")
 
 
-def test_forget_never_deletes_a_file_a_row_names_outside_the_drawer(host: Path) -> None:
+@pytest.mark.parametrize(
+    "target", ["../../../.claude/settings.json", "../semantic/INDEX.md", "INDEX.md", "index.md"]
+)
+def test_forget_never_deletes_a_file_a_row_names_outside_the_drawer(
+    host: Path, target: str
+) -> None:
     victim = host / ".claude" / "settings.json"
     before = victim.read_bytes()
-    _crafted_row(
-        host, "semantic", "| e | x | 2026-01-01 | verified | ../../../.claude/settings.json |"
-    )
+    _crafted_row(host, "semantic", f"| e | x | 2026-01-01 | verified | {target} |")
     index = (host / MEMORY / "semantic" / "INDEX.md").read_bytes()
     result = mem(host, "forget", "--drawer", "semantic", "e")
     assert result.returncode == 1, (result.stdout, result.stderr)
