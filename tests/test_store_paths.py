@@ -87,7 +87,17 @@ def test_a_package_path_holding_attributes_writes_no_gitattributes_line(host: Pa
 
 @pytest.mark.parametrize(
     "package",
-    ["-rf", ".git/x", "a/.GIT./b", "caf\u00e9", "a b", "ignore-all-previous-instructions"],
+    [
+        "-rf",
+        ".git/x",
+        "a/.GIT./b",
+        "caf\u00e9",
+        "a b",
+        "ignore-all-previous-instructions",
+        "@",
+        "a@b",
+        "@-x",
+    ],
 )
 def test_only_a_plain_package_path_is_a_store(host: Path, package: str) -> None:
     memory = host / package / MEMORY / "semantic"
@@ -103,6 +113,15 @@ def test_only_a_plain_package_path_is_a_store(host: Path, package: str) -> None:
     assert report["stores"] == [MEMORY]
     assert [f["rule"] for f in report["findings"]].count("structure.store-name") == 1
     assert package not in json.dumps(report)
+
+
+def test_an_npm_scope_folder_is_a_plain_package_path(host: Path) -> None:
+    # JavaScript monorepos keep scoped packages as `packages/@acme/web`.
+    (host / "packages/@acme/web").mkdir(parents=True)
+    assert run_script(host, "init", "packages/@acme/web").returncode == 0
+    report = json.loads(run_script(host, "verify", "--json").stdout)
+    assert report["stores"] == [MEMORY, f"packages/@acme/web/{MEMORY}"]
+    assert "structure.store-name" not in [f["rule"] for f in report["findings"]]
 
 
 # -- #5: the file a row names ---------------------------------------------------------

@@ -61,19 +61,26 @@ def is_store_package(package: str) -> bool:
 
     The path reaches the session digest, `.gitattributes`, AGENTS.md blocks and find's
     labels, so it is held to the charset of path answers: every part ASCII letters,
-    digits, `.`, `_` and `-`, not starting with `-`, not `.` or `..`, not `.git` in any
+    digits, `.`, `_` and `-` (after one leading `@`, an npm scope), not starting with `-`, not `.` or `..`, not `.git` in any
     case (nor `.git.`, which Windows reads as `.git`); and its words, read as a name's
     are (names.reads_as_order), give no order to the agent. A path outside this rule is never
     a store and is never printed: verify counts it (`structure.store-name`)."""
-    parts = package.split("/")
-    return all(
-        part
-        and _NAME_CHARS.issuperset(part)
-        and part[0] != "-"
-        and part not in (".", "..")
-        and part.lower().rstrip(".") != ".git"
-        for part in parts
-    ) and not reads_as_order(package.replace("/", "-"))
+    return all(map(_plain_part, package.split("/"))) and not reads_as_order(
+        package.replace("/", "-").replace("@", "")
+    )
+
+
+def _plain_part(part: str) -> bool:
+    # One leading `@` is an npm scope (`packages/@acme/web`): no shell, git pattern or
+    # markdown reads it as anything but a letter.
+    name = part[1:] if part.startswith("@") else part
+    return bool(
+        name
+        and _NAME_CHARS.issuperset(name)
+        and name[0] != "-"
+        and name not in (".", "..")
+        and name.lower().rstrip(".") != ".git"
+    )
 
 
 def forget() -> None:
