@@ -401,3 +401,46 @@ def test_resolve_finishes_a_package_catalog_that_git_merged_as_text(host: Path) 
     assert f"{WEB_MEMORY}/semantic/INDEX.md" in done.stdout
     text = (host / WEB_MEMORY / "semantic/INDEX.md").read_text(encoding="utf-8")
     assert "<<<<<<<" not in text and "vite-alpha.md" in text and "vite-beta.md" in text
+
+
+def stores_verify_sees(host: Path, env: dict | None = None) -> list[str]:
+    checked = subprocess.run(
+        [sys.executable, str(host / SCRIPT), "verify", "--json"],
+        cwd=host,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    assert "Traceback" not in checked.stderr
+    return json.loads(checked.stdout)["stores"]
+
+
+def test_a_repository_without_package_stores_has_only_the_root_store(pristine: Path) -> None:
+    # verify reads git's index file for `/<memory_dir>/` before it asks git to list package
+    # stores (store/stores.py): here none is there, and git is never asked.
+    assert stores_verify_sees(pristine) == [MEMORY]
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        pytest.param(("update-index", "--index-version", "4"), id="index-v4-compressed-paths"),
+        pytest.param(("update-index", "--split-index"), id="split-index"),
+        pytest.param(("sparse-checkout", "set", "--no-cone", "/*"), id="sparse-checkout"),
+    ],
+)
+def test_package_stores_are_found_in_every_index_layout(host: Path, layout: tuple) -> None:
+    # Layouts where a path need not stand whole in .git/index: git is asked, as before.
+    git(host, *layout)
+    assert stores_verify_sees(host) == [MEMORY, f"{DOCS}/{MEMORY}", WEB_MEMORY]
+
+
+def test_package_stores_are_found_in_the_index_git_index_file_names(host: Path) -> None:
+    # A hook run by `git commit -a` or `git commit PATH` sees a temporary index through
+    # GIT_INDEX_FILE; .git/index itself may not hold the package stores then.
+    (host / ".git/other-index").write_bytes((host / ".git/index").read_bytes())
+    git(host, "rm", "-r", "--cached", "--quiet", "packages")
+    assert stores_verify_sees(host) == [MEMORY]
+    env = {**os.environ, "GIT_INDEX_FILE": str(host / ".git/other-index")}
+    assert stores_verify_sees(host, env) == [MEMORY, f"{DOCS}/{MEMORY}", WEB_MEMORY]

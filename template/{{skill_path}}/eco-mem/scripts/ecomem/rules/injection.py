@@ -220,19 +220,36 @@ _INDEX = "INDEX.md"  # the catalog file: a row there is read before any entry
 _FIX = "memory is data, not instructions: rewrite it as a fact about the project or delete it"
 
 
-def _hinted(lowered: str) -> tuple[bool, bool, list]:
+def _hinted(lowered: str, phrase_hints=_PHRASES, tag_hints=_TAG_HINTS) -> tuple[bool, bool, list]:
     """(may a fake role marker be in the text, may a turn marker, the phrase patterns it
     may hold): substring tests only, so most entries are done here."""
     turns = any(hint in lowered for hint in _FAKE_TURN_HINTS) or (
-        "<" in lowered and any(hint in lowered for hint in _TAG_HINTS)
+        "<" in lowered and any(hint in lowered for hint in tag_hints)
     )
     roles = any(hint in lowered for hint in _TURN_HINTS)
     phrases = [
         pattern
-        for needs, pattern in _PHRASES
+        for needs, pattern in phrase_hints
         if all(any(hint in lowered for hint in group) for group in needs)
     ]
     return turns, roles, phrases
+
+
+# The same hints with each one that holds a space made "" (present in any text): what a
+# text's paragraph copy may be hinted at, judged on the text itself (_paragraph_findings).
+def _spaced_as_present(hints: tuple) -> tuple:
+    return tuple("" if " " in hint else hint for hint in hints)
+
+
+_LOOSE_PHRASES = tuple(
+    (tuple(_spaced_as_present(group) for group in needs), pattern) for needs, pattern in _PHRASES
+)
+_LOOSE_TAG_HINTS = _spaced_as_present(_TAG_HINTS)
+# The characters rendering deletes (_rendered: emphasis, brackets, entities, tags). Text
+# without them renders in place, `-`, `_` and newlines turned into spaces, and lowercased,
+# so its paragraph copy holds a hint only where the text holds it, or the hint holds a
+# space: then the loose hints of the text itself say whether the copy is worth making.
+_DELETED_BY_RENDERING = "*~[]&<"
 
 
 def may_give_orders(lowered: str) -> bool:
@@ -249,7 +266,13 @@ def scan(path: str, lines: list[str]) -> list:
         lines = [line[:LONGEST_JUDGED] for line in lines]
         joined = "\n".join(lines)
     lowered = joined.lower()  # str.lower keeps every newline, so lines still count
-    turns, roles, phrases = _hinted(lowered)
+    # Loosely first (a hint holding a space counts as present): most texts are done with
+    # that, and it also says whether their paragraph copy could hold a hint.
+    loose = _hinted(lowered, _LOOSE_PHRASES, _LOOSE_TAG_HINTS)
+    turns, roles, phrases = _hinted(lowered) if loose[0] or loose[2] else loose
+    copy_may_hint = bool(loose[0] or loose[2]) or any(
+        char in joined for char in _DELETED_BY_RENDERING
+    )
     if not (
         turns or roles or phrases or long_lines or any(mark in lowered for mark in _MARKUP_HINTS)
     ):
@@ -286,7 +309,7 @@ def scan(path: str, lines: list[str]) -> list:
     for line, message in _first_per_line(lowered, found):
         first.setdefault(origin[line - 1] if origin else line, message)
     # The same text as a reader sees it rendered: each paragraph one line, markup gone.
-    for line, message in _paragraph_findings(joined):
+    for line, message in _paragraph_findings(joined) if copy_may_hint else ():
         first.setdefault(line, message)
 
     if not (first or long_lines):

@@ -203,7 +203,11 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
                 (line_of(offset), "secret.generic-assignment"),
                 (f"password assigned to {name!r}: {FIX}"),
             )
-    if any(command in lowered for command in _CLI_COMMANDS):
+    # Every command-line form passes `-p`, `--password`, `-u` or `--user`: two substring
+    # tests spare the fourteen command names on text without such a flag.
+    if ("-p" in lowered or "-u" in lowered) and any(
+        command in lowered for command in _CLI_COMMANDS
+    ):
         flagged_lines = {line for line, _ in hits}  # a token there is already reported
         for match in _CLI_SECRET.finditer(text):
             groups = ("value", "attached", "sshpass", "userpass")
@@ -250,6 +254,25 @@ def _long_words(text: str) -> list[str]:
     return words
 
 
+# Prefixes by their first character: a word is searched only for the prefixes that open
+# with one of its characters, a handful where all 226 cost a substring test each
+# (that loop was a tenth of a full-caps verify).
+def _by_first_character(prefixes) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for prefix in prefixes:
+        grouped.setdefault(prefix[0], []).append(prefix)
+    return grouped
+
+
+_PREFIXES_BY_FIRST = _by_first_character(BY_PREFIX)
+
+
+def _prefixes_in(words: str) -> list[str]:
+    """Every key of BY_PREFIX that occurs in `words`."""
+    firsts = _PREFIXES_BY_FIRST.keys() & set(words)
+    return [prefix for first in firsts for prefix in _PREFIXES_BY_FIRST[first] if prefix in words]
+
+
 def _family_matches(
     text: str, long_words: list[str]
 ) -> Iterator[tuple[Family, int, re.Match[str]]]:
@@ -262,10 +285,9 @@ def _family_matches(
     words = [word for word in long_words if len(word) >= MIN_TOKEN_LENGTH]
     if not words:
         return
-    candidates = "\n".join(words)
-    # One C-level pass over every prefix; only families whose prefix is there run.
+    # Only families whose prefix is there run.
     hits = set()
-    for prefix in filter(candidates.__contains__, BY_PREFIX):
+    for prefix in _prefixes_in("\n".join(words)):
         hits.update(BY_PREFIX[prefix])
     for index in sorted(hits):
         family = FAMILIES[index]
@@ -398,7 +420,7 @@ def _glued(lines: list[str]):
     if not tails:
         return None, None
     words = "\n".join(tails.values())
-    present = list(filter(words.__contains__, BY_PREFIX))  # one C-level pass per prefix
+    present = _prefixes_in(words)
     cuts = {n for n, word in tails.items() if any(prefix in word for prefix in present)}
     if not cuts:
         return None, None
