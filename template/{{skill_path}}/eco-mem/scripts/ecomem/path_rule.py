@@ -25,6 +25,8 @@ def path_rule_problem(value: object) -> str:
     path = "" if value is None else str(value)
     if not path.strip():
         return "must not be empty"
+    if path != path.strip():
+        return "must not start or end with spaces"
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         return "must be relative to the repository root, not absolute"
     if path.endswith("/"):
