@@ -19,6 +19,7 @@ the render.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -45,6 +46,20 @@ QUESTIONS = (
     "desks_travel",
     "review_thresholds",
 )
+
+
+def _template_path_rule():
+    """The folder-answer rule of the template beside this package (ecomem/path_rule.py,
+    the one the template's validators load): the fleet refuses what Copier would."""
+    scripts = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
+    file = scripts / "scripts" / "ecomem" / "path_rule.py"
+    spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.path_rule_problem
+
+
+path_rule_problem = _template_path_rule()
 # Tags, branch names and commit hashes; never anything git could read as an option.
 SAFE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
@@ -92,6 +107,11 @@ def refusal(repo: Path, answers: dict, template: str) -> str:
         if any(part.lower() == ".git" for part in Path(value).parts):
             # In any letter case: on macOS and Windows `.GIT` is the same folder.
             return f"refused: {key} {value!r} is inside .git"
+        # The template's own rule (ecomem/path_rule.py): a plain name per part, so no
+        # `$()`, `;` or newline reaches the AGENTS.md commands or the hooks it pushes.
+        why = path_rule_problem(value)
+        if why:
+            return f"refused: {key} {value!a}: {why}"
     computed = [key for key in answers if not str(key).startswith("_") and key not in QUESTIONS]
     if computed:
         return (

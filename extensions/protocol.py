@@ -5,16 +5,34 @@ INDEX contracts and the verify script's constants. Change a cap here and the
 whole template follows; nothing else in the repository may restate a number.
 
 The `path_problem` filter backs the path validators in copier.yml, so the
-rules for a valid answer live in Python instead of in long Jinja expressions.
+rules for a valid answer live in Python instead of in long Jinja expressions;
+the charset part of it is the rendered scripts' ecomem/path_rule.py, loaded
+from the template so the fleet and the installed scripts apply the same rule.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import posixpath
+from pathlib import Path
 from pprint import pformat
 
 from jinja2 import Environment
 from jinja2.ext import Extension
+
+
+def _load_path_rule():
+    """The rendered scripts' own path rule module, loaded from the template by its file:
+    the validators, the fleet and the installed scripts judge a folder answer alike."""
+    file = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
+    file = file / "scripts" / "ecomem" / "path_rule.py"
+    spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+path_rule_problem = _load_path_rule().path_rule_problem
 
 DRAWERS = ("working", "semantic", "episodic", "procedural")
 
@@ -76,24 +94,9 @@ def path_problem(value: object, other: str = "", other_name: str = "") -> str:
     inside it (the skill and the memory store are separate folders).
     """
     path = "" if value is None else str(value)
-    if not path.strip():
-        return "must not be empty"
-    if path != path.strip():
-        return "must not start or end with spaces"
-    if "\\" in path:
-        return "use forward slashes, not backslashes"
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        return "must be relative to the repository root, not absolute"
-    if path.endswith("/"):
-        return "drop the trailing slash"
-    parts = path.split("/")
-    if any(part in ("", ".", "..") for part in parts):
-        return "must not contain empty, '.' or '..' segments"
-    if parts[0] == ".git":
-        return "must not be inside .git/"
-    if any(part.startswith("-") for part in parts):
-        # A command would read such a folder as an option (git, the shell, ours).
-        return "must not have a folder name starting with '-'"
+    why = path_rule_problem(path)
+    if why:
+        return why
     if other and _nested(path, other):
         return f"must not contain or sit inside {other_name or other} ({other})"
     return ""

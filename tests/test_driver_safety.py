@@ -251,8 +251,12 @@ def script_runner(skill: str):
     return run_fact
 
 
-def test_paths_with_shell_characters_merge_row_by_row(template_repo: Path, tmp_path: Path) -> None:
-    skill, memory = "tools(ai)", "notes $(touch pwned) 'q' & x;"
+def test_paths_with_every_allowed_character_merge_row_by_row(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    # Shell characters are refused answers now (tests/test_path_answers.py); the driver
+    # still meets the rule's whole charset: dots, dashes, underscores, digits, capitals.
+    skill, memory = "Tools.v2_ai-x", "notes..x/V1.2_mem-o"
     host = init_repo(tmp_path / "host")
     copy_template(template_repo, host, skill_path=skill, memory_path=memory)
     commit_all(host, "install eco-mem")

@@ -14,16 +14,24 @@ DESCRIPTION = """\
 Copier keeps a deleted template file deleted. A drawer without INDEX.md is
 broken, so this renders the version the answers file records into a scratch
 folder and copies back each missing drawer INDEX.md. It also removes desk rows
-from the working INDEX: desks are listed by their files.
+from the working INDEX: desks are listed by their files. It renders only the
+template this clone trusts (as `upgrade` does); an answers file naming another
+is refused before Copier starts.
 """
 EPILOG = "exit codes: 0 done, 2 copier or the answers file missing, or I/O error"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument(
+        "--source-in-use",
+        default="",
+        metavar="SRC",
+        help="the template Copier is running now (copier.yml's after-migration passes it);"
+        " otherwise only the template this clone trusts is rendered",
+    )
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
     from ..install import upgrade
 
-    return upgrade.restore_command(root)
+    return upgrade.restore_command(root, args.source_in_use)

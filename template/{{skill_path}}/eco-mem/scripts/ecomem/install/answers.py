@@ -6,6 +6,11 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
+from ..path_rule import path_rule_problem
+
+# The answers that name folders: judged by the template's one path rule on every read,
+# so a hand-edited answers file is refused before Copier or a command uses the path.
+PATH_ANSWERS = ("skill_path", "memory_path")
 
 
 def answers_path(root: Path) -> Path:
@@ -26,11 +31,16 @@ def read_text(path: Path) -> str:
 
 
 def read_answers(path: Path) -> dict[str, str]:
-    """Top-level `key: value` scalars of the answers file."""
+    """Top-level `key: value` scalars of the answers file; a folder answer that breaks
+    the path rule is a usage error (its value is never printed)."""
     answers = {}
     for line in read_text(path).splitlines():
         if line.startswith(("#", " ", "-")) or ":" not in line:
             continue
         key, _, value = line.partition(":")
         answers[key.strip()] = value.strip().strip("'\"")
+    for key in PATH_ANSWERS:
+        why = path_rule_problem(answers[key]) if key in answers else ""
+        if why:
+            raise UsageError(f"{path.name}: {key} {why}; restore it from git")
     return answers

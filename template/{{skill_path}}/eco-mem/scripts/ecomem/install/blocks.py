@@ -19,6 +19,8 @@ MARKDOWN_MARKERS = ("<!-- eco-mem:begin -->", "<!-- eco-mem:end -->")
 
 def agents_block(packages: bool = False) -> list[str]:
     """The root block; `packages` when package stores exist (`init PATH`)."""
+    # Both were judged by path_rule.py (a plain name per part, nothing a shell or
+    # Markdown reads as syntax), so the commands below need no quoting to run as shown.
     memory, skill = protocol.ROOT_MEMORY_DIR, protocol.SKILL_DIR
     nested = [
         f"Packages with a `{memory}/` of their own: memory commands run there act on it;"

@@ -42,6 +42,8 @@ def hook_command(skill_dir: str = protocol.SKILL_DIR) -> str:
     """
     import shlex
 
+    # path_rule.py's charset already makes the path shell-safe; the quote keeps it so
+    # should a caller ever pass a folder that rule has not judged.
     script = shlex.quote(posixpath.join(skill_dir, "scripts", "eco_mem.py"))
     return f'python3 -S "$CLAUDE_PROJECT_DIR"/{script} context || true'
 

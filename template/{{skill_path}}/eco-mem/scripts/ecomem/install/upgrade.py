@@ -35,12 +35,12 @@ from ..safe_open import make_folders, replace, write_text
 from ..store.load import INDEX
 from . import template_source
 from .answers import read_answers, read_text
+from .copier_run import run_trusted
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
 from .template_source import REMOTE, location, refuse_option
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
-TRACEBACK = "Traceback (most recent call last)"
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -76,11 +76,14 @@ def _has_markers(path: Path) -> bool:
         return False
 
 
-def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, str]) -> list[str]:
+def restore_missing_indexes(
+    root: Path, copier: list[str], answers: dict[str, str], in_use: str = ""
+) -> list[str]:
     """Render the installed version into a scratch folder and copy back deleted INDEX files.
 
     Copier treats a template file the team deleted as a wish and does not
     recreate it; a drawer without its INDEX.md is broken, so we put it back.
+    The render runs only a trusted source (copier_run.run_trusted).
     """
     memory = root / protocol.MEMORY_DIR
     missing = [d for d in protocol.DRAWERS if not (memory / d / INDEX).exists()]
@@ -90,15 +93,12 @@ def restore_missing_indexes(root: Path, copier: list[str], answers: dict[str, st
     asked = [(key, value) for key, value in answers.items() if key in protocol.QUESTIONS]
     data = [f"--data={key}={value}" for key, value in asked]
     source, ref = answers.get("_src_path", ""), answers.get("_commit", "HEAD")
-    refuse_option("_src_path", source)
     refuse_option("_commit", ref)
     with tempfile.TemporaryDirectory(prefix="eco-mem-restore.") as scratch:
-        command = [*copier, "copy", "--trust", "--defaults", "--skip-tasks", "--quiet"]
-        command += [f"--vcs-ref={ref}", *data, "--", source, scratch]
-        render = subprocess.run(command, capture_output=True, text=True)
-        if render.returncode != 0:
+        options = ["--defaults", "--skip-tasks", "--quiet", f"--vcs-ref={ref}", *data]
+        code, reason = run_trusted(root, copier, "copy", options, source, scratch, in_use=in_use)
+        if code != 0:
             # Say so: a missing INDEX must not hide behind a clean-looking upgrade.
-            reason = (render.stderr.strip().splitlines() or ["copier copy failed"])[-1]
             print(
                 f"eco_mem.py upgrade: could not restore deleted INDEX files: {reason}",
                 file=sys.stderr,
@@ -198,25 +198,6 @@ def copier_arguments(args) -> list[str]:
     for pair in args.data:
         options += ["--data", pair]
     return options + extra
-
-
-def run_copier(command: list[str], root: Path) -> tuple[int, str]:
-    """Run Copier with its output passing through, but hold back a Python traceback.
-
-    Returns the exit code and, when Copier crashed, the traceback's last line:
-    the one that says what went wrong.
-    """
-    process = subprocess.Popen(command, cwd=root, stderr=subprocess.PIPE, text=True)
-    held: list[str] = []
-    assert process.stderr is not None
-    for line in process.stderr:
-        if held or line.startswith(TRACEBACK):
-            held.append(line)
-        else:
-            sys.stderr.write(line)
-            sys.stderr.flush()
-    code = process.wait()
-    return code, held[-1].strip() if held else ""
 
 
 def refresh(root: Path, command: str) -> tuple[int, str]:
@@ -351,7 +332,7 @@ def strip_rows(root: Path) -> None:
         )
 
 
-def restore_command(root: Path) -> int:
+def restore_command(root: Path, in_use: str = "") -> int:
     """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
     strip_rows(root)
     memory = root / protocol.MEMORY_DIR
@@ -361,7 +342,7 @@ def restore_command(root: Path) -> int:
     answers_file = root / protocol.ANSWERS_FILE
     if copier is None or not answers_file.is_file():
         raise UsageError("needs copier and the answers file")
-    for path in restore_missing_indexes(root, copier, read_answers(answers_file)):
+    for path in restore_missing_indexes(root, copier, read_answers(answers_file), in_use):
         print(f"restored {path} from the template")
     return 0
 
@@ -369,9 +350,10 @@ def restore_command(root: Path) -> int:
 def run(root: Path, args) -> int:
     answers_file, copier = preflight(root, args)
     before = read_answers(answers_file).get("_commit", "?")
-    # --trust only here: preflight refused any source this clone does not trust.
-    command = [*copier, "update", "--trust", "-a", protocol.ANSWERS_FILE, *copier_arguments(args)]
-    code, crash = run_copier(command, root)
+    # run_trusted checks the source again (preflight did): no Copier call skips it.
+    options = ["-a", protocol.ANSWERS_FILE, *copier_arguments(args)]
+    source = read_answers(answers_file).get("_src_path", "")
+    code, crash = run_trusted(root, copier, "update", options, source, stream=True)
     answers = read_answers(answers_file)  # as the update left them
     after = answers.get("_commit", "?")
 
