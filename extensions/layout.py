@@ -114,6 +114,22 @@ def claude_problem(copier_conf, claude_code: object) -> str:
     )
 
 
+WORKFLOWS = ".github/workflows"
+
+
+def ci_problem(copier_conf, ci: object) -> str:
+    """Why the CI workflow cannot be rendered here (its folder leads into `.git` or out
+    of the repository), or ""."""
+    if ci != "github-actions":
+        return ""
+    if in_git_dir(copier_conf, WORKFLOWS):
+        return f"{WORKFLOWS} is inside .git; eco-mem writes nothing there: answer ci=none"
+    outside = leads_out(copier_conf, WORKFLOWS)
+    if outside:
+        return f"{WORKFLOWS} leads out of the repository through a symlink (to {outside})"
+    return ""
+
+
 class LayoutExtension(Extension):
     """Expose the layout helpers to copier.yml."""
 
@@ -123,3 +139,4 @@ class LayoutExtension(Extension):
         environment.filters["layout_problem"] = layout_problem
         environment.filters["claude_skills_folder"] = claude_skills_folder
         environment.filters["claude_problem"] = claude_problem
+        environment.filters["ci_problem"] = ci_problem

@@ -98,6 +98,20 @@ def test_a_path_answer_whose_real_path_is_in_git_is_refused_in_one_line(
     assert "is inside .git" in done.stderr
 
 
+def test_a_ci_workflow_folder_linked_into_git_is_refused(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    host = init_repo(tmp_path / "host")
+    (host / ".github").symlink_to(".git")
+    commit_all(host, "a link into .git")
+    before, git_before = work_tree_bytes(host), git_dir_listing(host)
+
+    done = copy_cli(template_repo, host, "ci=github-actions")
+
+    reason = "ci: .github/workflows is inside .git"
+    assert_refused_before_writing(done, host, before, git_before, reason)
+
+
 def link_git_home_into_the_skill(host: Path) -> None:
     """What an install through `.claude/skills -> ../.git` left: `.git/eco-mem` a link."""
     shutil.rmtree(host / ".git/eco-mem")

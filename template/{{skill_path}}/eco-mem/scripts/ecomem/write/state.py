@@ -105,5 +105,8 @@ def leftover_journal(root: Path) -> Path | None:
     dirs = git_dirs(root)
     if dirs is None:
         return None
-    path = dirs[0] / HOME / JOURNAL
+    try:
+        path = safe_home(root, dirs[0]) / JOURNAL
+    except UnsafeTarget:
+        return None  # a journal a commit could hold is never acted on; writes refuse here
     return path if os.path.lexists(path) else None
