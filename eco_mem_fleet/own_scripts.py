@@ -92,6 +92,14 @@ def leaves(repo: Path, value: object) -> bool:
     return real != top and not real.startswith(top + os.sep)
 
 
+def in_git_dir(repo: Path, value: str) -> bool:
+    """True when a folder answer, as written or with its links resolved (`lnk -> .git`
+    committed in the repository), has a `.git` part in any letter case."""
+    top = os.path.realpath(repo)
+    real = os.path.relpath(os.path.realpath(os.path.join(top, value)), top)
+    return any(part.lower() == ".git" for part in (*Path(value).parts, *Path(real).parts))
+
+
 def refusal(repo: Path, answers: dict, template: str) -> str:
     """Why the fleet will not act on this repository ("refused: ..."), or ""."""
     if (repo / ANSWERS_FILE).is_symlink():
@@ -104,7 +112,7 @@ def refusal(repo: Path, answers: dict, template: str) -> str:
         value = answers.get(key, default)
         if leaves(repo, value):
             return f"refused: {key} {value!r} leaves the repository"
-        if any(part.lower() == ".git" for part in Path(value).parts):
+        if in_git_dir(repo, value):
             # In any letter case: on macOS and Windows `.GIT` is the same folder.
             return f"refused: {key} {value!r} is inside .git"
         # The template's own rule (ecomem/path_rule.py): a plain name per part, so no

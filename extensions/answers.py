@@ -99,6 +99,8 @@ def answer_problem(context, name: str) -> str:
         )
     elif name == "claude_code":
         why = filters["claude_problem"](conf, value)
+    elif name == "ci":
+        why = filters["ci_problem"](conf, value)
     elif name == "review_thresholds":
         why = filters["thresholds_problem"](value)
     return f"{name}: {why}" if why else ""

@@ -11,8 +11,9 @@ rendered onto the skill itself. So, before Copier renders anything:
 - `claude_skills_folder` is where `.claude/skills` really is; the Claude link is
   rendered there, and not at all when that folder is the skill folder already.
 - `layout_problem` refuses a folder that leads out of the repository (nothing may be
-  written outside it), and a newly answered path that goes through a link (the
-  answer to give is the folder the link leads to).
+  written outside it), one whose real path is in `.git` in any letter case (git runs
+  what is there, and what eco-mem renders is committed), and a newly answered path
+  that goes through a link (the answer to give is the folder the link leads to).
 """
 
 from __future__ import annotations
@@ -53,6 +54,18 @@ def leads_out(copier_conf, path: str) -> str:
     return os.path.realpath(os.path.join(dst, path))
 
 
+def in_git_dir(copier_conf, path: str) -> str:
+    """The real folder `path` leads to (repo-relative) when any part of it is `.git`
+    in any letter case (macOS and Windows read `.GIT` as `.git`), else ""."""
+    if not isinstance(path, str) or not path or os.path.isabs(path):
+        return ""
+    real = _real(str(copier_conf["dst_path"]), path)[1]
+    if real is None:
+        return ""  # leads out: refused as that
+    lexical = any(part.lower() == ".git" for part in Path(path).parts)
+    return real if lexical or any(part.lower() == ".git" for part in Path(real).parts) else ""
+
+
 def layout_problem(copier_conf, path: str, recorded: str | None = None) -> str:
     """Why folder answer `path` cannot be installed in this destination, or "".
 
@@ -65,6 +78,9 @@ def layout_problem(copier_conf, path: str, recorded: str | None = None) -> str:
             f"{path} leads out of the repository through a symlink (to {outside});"
             " eco-mem writes only inside the repository"
         )
+    git_dir = in_git_dir(copier_conf, path)
+    if git_dir:
+        return f"{path} is inside .git (its real path is {git_dir}); eco-mem writes nothing there"
     real = real_folder(copier_conf, path)
     if real != path and path != recorded:
         return (
@@ -83,6 +99,12 @@ def claude_problem(copier_conf, claude_code: object) -> str:
     """Why the Claude Code link cannot be made here, or ""."""
     if not claude_code:
         return ""
+    git_dir = in_git_dir(copier_conf, CLAUDE_SKILLS)
+    if git_dir:
+        return (
+            f"{CLAUDE_SKILLS} is inside .git (its real path is {git_dir}); eco-mem writes"
+            " nothing there: answer claude_code=false, or make it a folder of the repository"
+        )
     outside = leads_out(copier_conf, CLAUDE_SKILLS)
     if not outside:
         return ""
@@ -90,6 +112,22 @@ def claude_problem(copier_conf, claude_code: object) -> str:
         f"{CLAUDE_SKILLS} leads out of the repository through a symlink (to {outside});"
         " answer claude_code=false, or make that folder part of the repository"
     )
+
+
+WORKFLOWS = ".github/workflows"
+
+
+def ci_problem(copier_conf, ci: object) -> str:
+    """Why the CI workflow cannot be rendered here (its folder leads into `.git` or out
+    of the repository), or ""."""
+    if ci != "github-actions":
+        return ""
+    if in_git_dir(copier_conf, WORKFLOWS):
+        return f"{WORKFLOWS} is inside .git; eco-mem writes nothing there: answer ci=none"
+    outside = leads_out(copier_conf, WORKFLOWS)
+    if outside:
+        return f"{WORKFLOWS} leads out of the repository through a symlink (to {outside})"
+    return ""
 
 
 class LayoutExtension(Extension):
@@ -101,3 +139,4 @@ class LayoutExtension(Extension):
         environment.filters["layout_problem"] = layout_problem
         environment.filters["claude_skills_folder"] = claude_skills_folder
         environment.filters["claude_problem"] = claude_problem
+        environment.filters["ci_problem"] = ci_problem

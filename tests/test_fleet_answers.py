@@ -27,6 +27,7 @@ from tests.fleet import (
     heads,
     make_origin,
     origin_file,
+    origin_files,
     read_report,
     run_module,
     two_releases,
@@ -84,6 +85,17 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):
         copy_template(template, work, vcs_ref="v1.0.0")
         replace_in(work / ANSWERS, "skill_path: .agents/skills", "skill_path: .GIT/hooks")
 
+    def linked_git(work: Path) -> None:
+        # Review 3, #6: `lnk -> .git` committed, and the answers name lnk.
+        copy_template(template, work, vcs_ref="v1.0.0")
+        (work / "lnk").symlink_to(".git")
+        replace_in(work / ANSWERS, "skill_path: .agents/skills", "skill_path: lnk")
+
+    def claude_git(work: Path) -> None:
+        # Review 3, #1: `.claude/skills -> ../.git` committed before the install.
+        (work / ".claude").mkdir()
+        (work / ".claude/skills").symlink_to("../.git")
+
     def unreadable(work: Path) -> None:
         copy_template(template, work, vcs_ref="v1.0.0")
         (work / ANSWERS).write_bytes(b"_commit: [\n\xff\n")
@@ -95,8 +107,10 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):
         pass
 
     seeds = {"computed": computed, "dot-git": dot_git, "unreadable": unreadable, "clean": clean}
+    seeds["linked-git"] = linked_git
     origins = {name: make_origin(root, name, seed) for name, seed in seeds.items()}
     origins["bare"] = make_origin(root, "bare", bare)
+    origins["claude-git"] = make_origin(root, "claude-git", claude_git)
     config = write_config(root, {name: str(path) for name, path in origins.items()})
     runs = {}
     for action in ("upgrade", "install"):
@@ -131,6 +145,23 @@ def test_upgrade_refuses_a_skill_path_inside_git_in_any_case(fleet) -> None:
     assert report["dot-git"]["result"] == "failed"
     assert report["dot-git"]["message"] == "refused: skill_path '.GIT/hooks' is inside .git"
     assert before["dot-git"] == after["dot-git"]
+
+
+def test_upgrade_refuses_a_skill_path_linked_into_git(fleet) -> None:
+    _, before, after, report = fleet["runs"]["upgrade"]
+    assert report["linked-git"]["result"] == "failed", report["linked-git"]
+    assert report["linked-git"]["message"] == "refused: skill_path 'lnk' is inside .git"
+    assert before["linked-git"] == after["linked-git"]
+
+
+def test_install_refuses_a_claude_folder_linked_into_git_and_pushes_nothing(fleet) -> None:
+    result, before, after, report = fleet["runs"]["install"]
+    assert report["claude-git"]["result"] == "failed", report["claude-git"]
+    assert "claude_code: .claude/skills is inside .git" in report["claude-git"]["message"]
+    assert before["claude-git"] == after["claude-git"]
+    files = origin_files(fleet["origins"]["claude-git"])
+    assert not [name for name in files if "merge-driver-" in name or "eco-mem" in name]
+    assert "Traceback" not in result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("action", ["upgrade", "install"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .. import protocol
@@ -44,3 +45,27 @@ def read_answers(path: Path) -> dict[str, str]:
         if why:
             raise UsageError(f"{path.name}: {key} {why}; restore it from git")
     return answers
+
+
+def folder_problem(root: Path, folder: str) -> str:
+    """Where a folder answer really leads when that is out of the repository or into
+    `.git` (any letter case, links resolved: a committed `lnk -> .git`), else ""."""
+    top = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(top, folder or "."))
+    inside = os.path.relpath(real, top)
+    if inside.split(os.sep)[0] == os.pardir:
+        return f"leads out of the repository (to {real})"
+    if any(part.lower() == ".git" for part in (*folder.split("/"), *inside.split(os.sep))):
+        return f"is inside .git (its real path is {inside})"
+    return ""
+
+
+def refuse_folders_out_of_place(root: Path, answers: dict[str, str]) -> None:
+    """A one-line refusal when the answers' skill or memory folder is not one the
+    template may render into: an upgrade would write there."""
+    for name in ("skill_path", "memory_path"):
+        where = folder_problem(root, answers.get(name, ""))
+        if where:
+            raise UsageError(
+                f"{name} in {protocol.ANSWERS_FILE} {where}; eco-mem writes nothing there"
+            )

@@ -224,8 +224,10 @@ def ensure_driver(root: Path) -> bool:
     config = dirs[1] / "config" if dirs else None
     if config is None or not config.is_file():
         return False
+    from ..write.state import safe_home
+
     stamp, files = snapshot()
-    home = dirs[1] / HOME / f"{PREFIX}{stamp}"
+    home = safe_home(root, dirs[1]) / f"{PREFIX}{stamp}"  # never through a link
     command = driver_command(stamp)
     with config.open(encoding="utf-8", errors="replace") as handle:
         configured = configured_driver(handle.read())
@@ -288,7 +290,13 @@ def resolve_launcher(root: Path) -> Path | None:
     dirs = git_dirs(root)
     if dirs is None:
         return None
-    launcher = dirs[1] / HOME / RESOLVE
+    from ..safe_open import UnsafeTarget
+    from ..write.state import safe_home
+
+    try:
+        launcher = safe_home(root, dirs[1]) / RESOLVE  # never one a commit could hold
+    except UnsafeTarget:
+        return None
     if not launcher.is_file() or launcher.is_symlink():
         return None
     # The copy it names must be there: without it, the launcher would only fail.

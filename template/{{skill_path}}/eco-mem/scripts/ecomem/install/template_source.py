@@ -57,20 +57,27 @@ def _record_path(root: Path) -> Path | None:
 
 def recorded(root: Path) -> str | None:
     """The source this clone was told to trust, or None when nobody told it yet."""
+    from ..write.state import safe_home
+
     path = _record_path(root)
     try:
+        if path:
+            safe_home(root, path.parent.parent)  # a record a commit could hold trusts nothing
         text = path.read_text(encoding="utf-8").strip() if path else ""
-    except (OSError, UnicodeError):
+    except (OSError, UnicodeError, UsageError):
         return None
     return text or None
 
 
 def remember(root: Path, source: str) -> bool:
     """Record `source` (as git will find it) for this clone; False outside a git repository."""
+    from ..write.state import safe_home
+
     refuse_option("template source", source)
     path = _record_path(root)
     if path is None:
         return False
+    safe_home(root, path.parent.parent)  # the git dir's own eco-mem folder, never a link
     path.parent.mkdir(parents=True, exist_ok=True)
     scratch = path.with_name(path.name + ".new")
     scratch.write_text(location(source, root) + "\n", encoding="utf-8")
@@ -125,7 +132,7 @@ def already_newest(root: Path, args) -> str:
     the source is trusted, every drawer INDEX is there, and the recorded
     `_commit` is that release. Raises UsageError for an untrusted source.
     """
-    from .answers import read_answers
+    from .answers import read_answers, refuse_folders_out_of_place
 
     if args.template or args.data or [arg for arg in args.copier_args if arg != "--"]:
         return ""
@@ -133,6 +140,7 @@ def already_newest(root: Path, args) -> str:
     if not answers_file.is_file():
         return ""  # upgrade itself says what is wrong
     answers = read_answers(answers_file)
+    refuse_folders_out_of_place(root, answers)
     source, recorded_commit = answers.get("_src_path", ""), answers.get("_commit", "")
     check_trusted(root, source, protocol.ANSWERS_FILE)
     if not recorded_commit or (args.vcs_ref and args.vcs_ref != recorded_commit):

@@ -34,7 +34,7 @@ from ..git import git
 from ..safe_open import make_folders, replace, write_text
 from ..store.load import INDEX
 from . import template_source
-from .answers import read_answers, read_text
+from .answers import read_answers, read_text, refuse_folders_out_of_place
 from .copier_run import run_trusted
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
 from .template_source import REMOTE, location, refuse_option
@@ -299,7 +299,9 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
         raise UsageError(hidden_problem)
     if args.template:
         point_at_template(root, answers_file, args.template)
-    source = read_answers(answers_file).get("_src_path", "")
+    answers = read_answers(answers_file)
+    refuse_folders_out_of_place(root, answers)
+    source = answers.get("_src_path", "")
     template_source.check_trusted(root, source, protocol.ANSWERS_FILE)
     problem = source_problem(source, root)
     if problem:
