@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from copier.errors import UserMessageError
 
 from tests.helpers import ANSWERS, copy_template, init_repo
 
@@ -109,11 +110,22 @@ def test_without_ci_there_is_no_workflow_and_no_strict_answer(host: Path) -> Non
     assert "ci_strict" not in yaml.safe_load((host / ANSWERS).read_text())
 
 
-def test_a_folder_name_with_pattern_or_yaml_characters_stays_literal(
+def test_a_folder_name_with_pattern_or_yaml_characters_is_refused_before_any_file(
     template_repo: Path, tmp_path: Path
 ) -> None:
-    odd = 'notes: "team" #1 [a]*+?!'
+    # Path answers hold only letters, digits, `.`, `_` and `-` (ecomem/path_rule.py), so
+    # nothing a workflow filter, YAML or a shell reads as syntax reaches the workflow.
+    host = init_repo(tmp_path / "host")
+    with pytest.raises(UserMessageError, match="memory_path: each folder name may hold only"):
+        copy_template(template_repo, host, ci="github-actions", memory_path='notes: "team" #1 [a]*')
+    assert sorted(path.name for path in host.iterdir()) == [".git"]
+
+
+def test_every_character_a_folder_name_may_hold_stays_literal_in_the_filter(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    odd = "team.notes_v2-x/mem.ory"
     host = render(template_repo, tmp_path / "host", memory_path=odd)
     assert (host / odd / "semantic/INDEX.md").is_file()
     paths = load(host)["on"]["push"]["paths"]
-    assert paths[0] == r'notes: "team" #1 \[a\]\*\+\?\!/**'
+    assert paths[0] == f"{odd}/**"
