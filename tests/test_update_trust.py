@@ -78,6 +78,37 @@ def test_an_edited_src_path_is_refused_and_its_template_never_runs(
     assert git(host, "status", "--porcelain") == ""
 
 
+# Lines Copier's YAML reads otherwise than a line reader would: each could hand Copier a
+# `_src_path` the trust check never saw (the third review's variant of reproduction 2).
+SHAPES_YAML_READS_OTHERWISE = {
+    "quoted-duplicate-key": '"_src_path": {evil}\n"_commit": v9.0.0\n',
+    "plain-duplicate-key": "_src_path: {evil}\n",
+    "continuation": "_src_path: {evil}\n  more\n",
+    "tag": "_commit: !!str v9.0.0\n",
+    "flow-value": "_commit: [v9.0.0]\n",
+    "anchor": "_commit: &a v9.0.0\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES_YAML_READS_OTHERWISE))
+def test_an_answers_line_yaml_reads_otherwise_is_refused_and_nothing_runs(
+    host: Path, tmp_path: Path, shape: str
+) -> None:
+    marker = tmp_path / "attacker-ran"
+    attacker = attacker_template(tmp_path, marker)
+    with (host / ANSWERS).open("a", encoding="utf-8") as answers:
+        answers.write(SHAPES_YAML_READS_OTHERWISE[shape].format(evil=attacker))
+    commit_all(host, "an answers file only YAML reads one way")
+
+    result = assert_exit(run_script(host, "upgrade"), 2)
+    assert_no_traceback(result)
+    assert "is not in the shape Copier writes" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert str(attacker) not in result.stderr
+    assert not marker.exists()
+    assert git(host, "status", "--porcelain") == ""
+
+
 def test_a_fresh_clone_names_its_source_once_then_upgrades(
     host: Path, template_repo: Path, tmp_path: Path
 ) -> None:

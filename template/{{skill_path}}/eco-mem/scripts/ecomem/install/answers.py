@@ -33,18 +33,57 @@ def read_text(path: Path) -> str:
 
 def read_answers(path: Path) -> dict[str, str]:
     """Top-level `key: value` scalars of the answers file; a folder answer that breaks
-    the path rule is a usage error (its value is never printed)."""
+    the path rule is a usage error (its value is never printed).
+
+    Copier reads this file as YAML and this reader does not, so it accepts only the
+    lines on which both read the same: the shape Copier writes, one plain key per line,
+    each key once, a plain or simply quoted scalar. Anything else (a quoted or repeated
+    key, an indented continuation, a tag, an anchor, a flow value, an escape) could make
+    Copier see a `_src_path` the trust check never saw, and is refused.
+    """
     answers = {}
-    for line in read_text(path).splitlines():
-        if line.startswith(("#", " ", "-")) or ":" not in line:
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
             continue
-        key, _, value = line.partition(":")
-        answers[key.strip()] = value.strip().strip("'\"")
+        key, colon, value = line.partition(": ") if ": " in line else line.partition(":")
+        value = value.strip()
+        if line.endswith(":") and ": " not in line:
+            key, colon, value = line[:-1], ":", ""  # an empty answer
+        elif ": " not in line:
+            colon = ""  # `a:b` is one plain string to YAML, no key at all
+        if not (colon and _plain_key(key) and key not in answers and _simple_scalar(value)):
+            raise UsageError(
+                f"{path.name}: line {number} is not in the shape Copier writes (one plain"
+                " `key: value` per line, each key once); restore it from git"
+            )
+        answers[key] = value[1:-1] if value[:1] in ("'", '"') else value
     for key in PATH_ANSWERS:
         why = path_rule_problem(answers[key]) if key in answers else ""
         if why:
             raise UsageError(f"{path.name}: {key} {why}; restore it from git")
     return answers
+
+
+_KEY_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_KEY_CHARS = _KEY_START | frozenset("0123456789")
+# A plain YAML scalar starting with one of these is no plain string (a tag, an anchor,
+# an alias, a block or flow value, a directive, a reserved or quote character).
+_INDICATORS = frozenset("!&*|>{[%@`#,?:-'\"")
+
+
+def _plain_key(key: str) -> bool:
+    return bool(key) and key[0] in _KEY_START and _KEY_CHARS.issuperset(key)
+
+
+def _simple_scalar(value: str) -> bool:
+    """A value YAML reads as the same string this reader keeps: empty, plain (no
+    indicator first, no comment), or quoted once with nothing YAML would unescape."""
+    if "\t" in value or any(ord(char) < 32 for char in value):
+        return False
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in ("'", '"'):
+        inner = value[1:-1]
+        return value[0] not in inner and "\\" not in inner
+    return not value or (value[0] not in _INDICATORS and " #" not in value and ": " not in value)
 
 
 def folder_problem(root: Path, folder: str) -> str:
