@@ -88,6 +88,38 @@ SHAPES_YAML_READS_OTHERWISE = {
     "flow-value": "_commit: [v9.0.0]\n",
     "anchor": "_commit: &a v9.0.0\n",
 }
+# Lines on which the reader once kept another string than YAML does.
+SHAPES_YAML_KEEPS_OTHERWISE = {
+    # YAML keeps a no-break space; str.strip() would have dropped it.
+    "no-break-space-before-source": "_src_path: \u00a0{trusted}",
+    "no-break-space-after-source": "_src_path: {trusted}\u00a0",
+    # YAML reads these as numbers, dates or booleans; Copier quotes such strings.
+    "octal-commit": "_commit: 0777",
+    "sexagesimal-commit": "_commit: 1:30",
+    "date-commit": "_commit: 2001-12-14",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES_YAML_KEEPS_OTHERWISE))
+def test_an_answers_value_yaml_keeps_otherwise_is_refused(host: Path, shape: str) -> None:
+    text = (host / ANSWERS).read_text(encoding="utf-8")
+    key = SHAPES_YAML_KEEPS_OTHERWISE[shape].split(":")[0]
+    trusted = next(line for line in text.splitlines() if line.startswith("_src_path:"))
+    trusted = trusted.split(": ", 1)[1]
+    lines = [
+        SHAPES_YAML_KEEPS_OTHERWISE[shape].format(trusted=trusted)
+        if line.startswith(f"{key}:")
+        else line
+        for line in text.splitlines()
+    ]
+    (host / ANSWERS).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    commit_all(host, "an answers value YAML keeps otherwise")
+
+    result = assert_exit(run_script(host, "upgrade"), 2)
+    assert_no_traceback(result)
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert f"{ANSWERS}: line" in result.stderr
+    assert git(host, "status", "--porcelain") == ""
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES_YAML_READS_OTHERWISE))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .. import protocol
@@ -46,7 +47,11 @@ def read_answers(path: Path) -> dict[str, str]:
         if not line.strip() or line.startswith("#"):
             continue
         key, colon, value = line.partition(": ") if ": " in line else line.partition(":")
-        value = value.strip()
+        # YAML trims only spaces; str.strip() would also drop a no-break space that
+        # YAML keeps as part of the value, so such an edge is refused, not trimmed.
+        value = value.strip(" ")
+        if value != value.strip():
+            colon = ""
         if line.endswith(":") and ": " not in line:
             key, colon, value = line[:-1], ":", ""  # an empty answer
         elif ": " not in line:
@@ -56,7 +61,13 @@ def read_answers(path: Path) -> dict[str, str]:
                 f"{path.name}: line {number} is not in the shape Copier writes (one plain"
                 " `key: value` per line, each key once); restore it from git"
             )
-        answers[key] = value[1:-1] if value[:1] in ("'", '"') else value
+        quoted = value[:1] in ("'", '"')
+        if key in SOURCE_ANSWERS and not quoted and _YAML_TYPED.fullmatch(value):
+            raise UsageError(
+                f"{path.name}: line {number} holds a {key} YAML reads as a number, date or"
+                " boolean, which Copier would have quoted; restore it from git"
+            )
+        answers[key] = value[1:-1] if quoted else value
     for key in PATH_ANSWERS:
         why = path_rule_problem(answers[key]) if key in answers else ""
         if why:
@@ -64,6 +75,17 @@ def read_answers(path: Path) -> dict[str, str]:
     return answers
 
 
+# The answers Copier must read as the very string the trust check read.
+SOURCE_ANSWERS = ("_src_path", "_commit")
+# Plain scalars YAML 1.1 resolves to something other than a string (booleans, null,
+# integers in any base, floats, sexagesimals, dates), matched broadly: Copier quotes
+# every string that looks like one, so a plain one was not written by Copier.
+_YAML_TYPED = re.compile(
+    r"(?i)yes|no|true|false|on|off|~|null"
+    r"|[-+]?(?:0b[01_]+|0x[0-9a-f_]+|[0-9][0-9_:]*(?:\.[0-9_]*(?:e[-+]?[0-9]+)?)?)"
+    r"|[-+]?\.(?:[0-9_]+(?:e[-+]?[0-9]+)?|inf|nan)"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[t ].*)?"
+)
 _KEY_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _KEY_CHARS = _KEY_START | frozenset("0123456789")
 # A plain YAML scalar starting with one of these is no plain string (a tag, an anchor,
