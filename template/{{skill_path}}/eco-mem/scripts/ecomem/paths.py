@@ -43,7 +43,7 @@ LINKS_OUT = "leads out of the repository through a symlink"
 OUTSIDE = frozenset([CLIMBS, IN_GIT, LINKS_OUT])
 
 
-def _is_git_dir(part: str) -> bool:
+def is_git_dir(part: str) -> bool:
     """`.git` as a file system that ignores case, or Windows (trailing dots and spaces
     dropped, the 8.3 short name GIT~1), would read the name."""
     name = part.casefold().rstrip(". ")
@@ -62,7 +62,7 @@ def text_problem(relpath: str, memory_dir: str) -> str | None:
         return THE_REPOSITORY
     folded = normal.casefold()
     # The substring tests first: most paths hold neither, and skip the walk.
-    if (".git" in folded or "~" in folded) and any(map(_is_git_dir, normal.split("/"))):
+    if (".git" in folded or "~" in folded) and any(map(is_git_dir, normal.split("/"))):
         return IN_GIT
     memory = posixpath.normpath(memory_dir).casefold()
     if folded == memory or folded.startswith(memory + "/"):

@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import protocol
 from ..errors import UsageError
 from ..path_rule import path_rule_problem
+from ..paths import is_git_dir
 
 # The answers that name folders: judged by the template's one path rule on every read,
 # so a hand-edited answers file is refused before Copier or a command uses the path.
@@ -116,7 +117,7 @@ def folder_problem(root: Path, folder: str) -> str:
     inside = os.path.relpath(real, top)
     if inside.split(os.sep)[0] == os.pardir:
         return f"leads out of the repository (to {real})"
-    if any(part.lower() == ".git" for part in (*folder.split("/"), *inside.split(os.sep))):
+    if any(map(is_git_dir, (*folder.split("/"), *inside.split(os.sep)))):
         return f"is inside .git (its real path is {inside})"
     return ""
 

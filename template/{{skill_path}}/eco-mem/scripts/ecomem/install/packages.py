@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
+from ..paths import is_git_dir
 from ..safe_open import make_folders, replace, write_text
 from ..store import INDEX, contracts, stores
 from .blocks import MARKDOWN_MARKERS, _one_file, _read, claude_imports_agents
@@ -59,7 +60,7 @@ def package_folder(root: Path, given: str) -> str:
     if text in (".", ""):
         raise UsageError(f"init {given}: that is the root, whose store copier installs")
     parts = text.split("/")
-    if parts[0] == ".." or any(part.casefold().rstrip(". ") == ".git" for part in parts):
+    if parts[0] == ".." or any(map(is_git_dir, parts)):
         raise UsageError(f"init {given}: name a folder inside the repository, outside .git")
     if not stores.is_store_package(text):
         raise UsageError(
