@@ -12,8 +12,13 @@ from pathlib import Path
 from tests.helpers import MEMORY, SKILL
 
 SCRIPT = f"{SKILL}/scripts/eco_mem.py"
-TODAY = date.today().isoformat()
 LOCAL_STATE = (".eco-mem.lock",)  # the lock file may appear; it is never part of the store
+
+
+def today() -> str:
+    """The date a write command stamps, read at the assert and not at import: a run of
+    the suite that crosses midnight must not compare against yesterday."""
+    return date.today().isoformat()
 
 
 def mem(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import MEMORY, commit_all, copy_template, init_repo
-from tests.memory_helpers import TODAY, fact, mem, refused_rules, snapshot, verify_findings
+from tests.memory_helpers import fact, mem, refused_rules, snapshot, today, verify_findings
 
 SEMANTIC = f"{MEMORY}/semantic"
 PROCEDURAL = f"{MEMORY}/procedural"
@@ -199,14 +199,14 @@ def test_evidence_edited_away_is_flagged_then_revise_clears_it(host: Path) -> No
 
     # The old fact's as_of moves to today with the new evidence.
     index = host / SEMANTIC / "INDEX.md"
-    index.write_text(index.read_text("utf-8").replace(TODAY, "2026-01-01"), "utf-8")
+    index.write_text(index.read_text("utf-8").replace(today(), "2026-01-01"), "utf-8")
     revised = mem(
         host, "revise", "staging-postgres-is-on-port-6543", "--cite", f'{SETTINGS} "PORT = 6544"'
     )
     assert_clean_exit(revised, 0)
     text = fact_file(host).read_text(encoding="utf-8")
     assert f'- cites: {SETTINGS} "PORT = 6544"' in text and '6543"' not in text
-    assert f"- as_of: {TODAY}" in text
+    assert f"- as_of: {today()}" in text
     assert cite_findings(host) == []
     again = json.loads(mem(host, "find", "postgres", "--json").stdout)["rows"]
     assert again[0]["evidence_gone"] == []

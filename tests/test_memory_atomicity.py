@@ -19,7 +19,7 @@ import pytest
 
 from extensions.protocol import CAPS
 from tests.helpers import MEMORY, assert_no_traceback
-from tests.memory_helpers import SCRIPT, TODAY, episode, fact, mem, rows, snapshot, verify_findings
+from tests.memory_helpers import SCRIPT, episode, fact, mem, rows, snapshot, today, verify_findings
 
 SEMANTIC = f"{MEMORY}/semantic"
 
@@ -131,7 +131,7 @@ def test_a_failed_row_write_takes_the_entry_file_back(host: Path, tmp_path: Path
     assert episode(host, "Warm-up").returncode == 0
     # The limit lets an episode file through, but not the INDEX once it grows by a row.
     limit = (host / MEMORY / "episodic/INDEX.md").stat().st_size
-    assert (host / MEMORY / f"episodic/{TODAY}-warm-up.md").stat().st_size < limit // 2
+    assert (host / MEMORY / f"episodic/{today()}-warm-up.md").stat().st_size < limit // 2
     before = snapshot(host)
 
     result = killed_at(
@@ -146,7 +146,7 @@ def test_a_failed_row_write_takes_the_entry_file_back(host: Path, tmp_path: Path
     assert_no_traceback(result)
     assert "File too large" in result.stderr
     # The entry file had landed when the row's write failed, and was taken back.
-    assert f"renamed to {TODAY}-second.md" in result.stderr
+    assert f"renamed to {today()}-second.md" in result.stderr
     assert snapshot(host) == before
     assert not list((host / MEMORY).rglob(".eco-mem-tmp-*"))
     assert verify_findings(host) == []

@@ -26,13 +26,13 @@ from tests.helpers import (
 )
 from tests.memory_helpers import (
     SCRIPT,
-    TODAY,
     episode,
     fact,
     mem,
     refused_rules,
     rows,
     snapshot,
+    today,
     verify_findings,
 )
 
@@ -65,11 +65,11 @@ def test_new_semantic_writes_the_fact_and_a_row_that_carries_it(host: Path) -> N
     entry = host / SEMANTIC / "staging-postgres-is-on-port-6543.md"
     assert entry.read_text(encoding="utf-8") == (
         "# Staging Postgres is on port 6543\n\n"
-        f"- as_of: {TODAY}\n- source: verified\n- scope: repo\n- expires: never\n\n"
+        f"- as_of: {today()}\n- source: verified\n- scope: repo\n- expires: never\n\n"
         "Checked deploy/staging.env.\n"
     )
     assert rows(host, "semantic") == [
-        f"| staging-postgres-is-on-port-6543 | Staging Postgres is on port 6543 | {TODAY}"
+        f"| staging-postgres-is-on-port-6543 | Staging Postgres is on port 6543 | {today()}"
         " | verified | staging-postgres-is-on-port-6543.md |"
     ]
     assert verify_findings(host) == []
@@ -412,11 +412,11 @@ def test_revise_changes_a_fact_in_its_own_file_and_bumps_as_of(host: Path) -> No
 
     assert result.returncode == 0, result.stderr
     assert entry.read_text() == (
-        f"# CI runs Python 3.11\n\n- as_of: {TODAY}\n- source: verified\n- scope: repo\n"
+        f"# CI runs Python 3.11\n\n- as_of: {today()}\n- source: verified\n- scope: repo\n"
         "- expires: never\n\nChecked .github/workflows/ci.yml.\n"
     )
     assert rows(host, "semantic") == [
-        f"| ci-runs-python-3-9 | CI runs Python 3.11 | {TODAY} | verified | ci-runs-python-3-9.md |"
+        f"| ci-runs-python-3-9 | CI runs Python 3.11 | {today()} | verified | ci-runs-python-3-9.md |"
     ]
     assert verify_findings(host) == []
 
@@ -498,9 +498,9 @@ def test_confirm_never_works_without_by_user(host: Path) -> None:
 
     assert mem(host, "confirm", "answers-are-concise", "--by-user").returncode == 0
     text = (host / SEMANTIC / "answers-are-concise.md").read_text()
-    assert f"- as_of: {TODAY}\n- source: user-confirmed\n" in text
+    assert f"- as_of: {today()}\n- source: user-confirmed\n" in text
     assert rows(host, "semantic")[0].endswith(
-        f"| {TODAY} | user-confirmed | answers-are-concise.md |"
+        f"| {today()} | user-confirmed | answers-are-concise.md |"
     )
 
 
