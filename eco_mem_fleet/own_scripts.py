@@ -56,10 +56,11 @@ def _template_path_rule():
     spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.path_rule_problem
+    return module
 
 
-path_rule_problem = _template_path_rule()
+_path_rule = _template_path_rule()
+path_rule_problem, is_git_dir = _path_rule.path_rule_problem, _path_rule.is_git_dir
 # Tags, branch names and commit hashes; never anything git could read as an option.
 SAFE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 
@@ -94,10 +95,10 @@ def leaves(repo: Path, value: object) -> bool:
 
 def in_git_dir(repo: Path, value: str) -> bool:
     """True when a folder answer, as written or with its links resolved (`lnk -> .git`
-    committed in the repository), has a `.git` part in any letter case."""
+    committed in the repository), has a part a file system reads as `.git`."""
     top = os.path.realpath(repo)
     real = os.path.relpath(os.path.realpath(os.path.join(top, value)), top)
-    return any(part.lower() == ".git" for part in (*Path(value).parts, *Path(real).parts))
+    return any(map(is_git_dir, (*Path(value).parts, *Path(real).parts)))
 
 
 def refusal(repo: Path, answers: dict, template: str) -> str:

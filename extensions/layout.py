@@ -18,6 +18,7 @@ rendered onto the skill itself. So, before Copier renders anything:
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -25,6 +26,21 @@ from jinja2 import Environment
 from jinja2.ext import Extension
 
 CLAUDE_SKILLS = ".claude/skills"
+
+
+def _load_is_git_dir():
+    """The rendered scripts' own `.git` name rule (ecomem/path_rule.py), loaded by its
+    file as extensions/protocol.py loads it: what the install refuses, the scripts refuse."""
+    file = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
+    spec = importlib.util.spec_from_file_location(
+        "eco_mem_path_rule", file / "scripts" / "ecomem" / "path_rule.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.is_git_dir
+
+
+is_git_dir = _load_is_git_dir()
 
 
 def _real(dst: str, path: str) -> tuple[str, str | None]:
@@ -55,15 +71,14 @@ def leads_out(copier_conf, path: str) -> str:
 
 
 def in_git_dir(copier_conf, path: str) -> str:
-    """The real folder `path` leads to (repo-relative) when any part of it is `.git`
-    in any letter case (macOS and Windows read `.GIT` as `.git`), else ""."""
+    """The real folder `path` leads to (repo-relative) when any part of it, as written or
+    with links resolved, is a name a file system reads as `.git`, else ""."""
     if not isinstance(path, str) or not path or os.path.isabs(path):
         return ""
     real = _real(str(copier_conf["dst_path"]), path)[1]
     if real is None:
         return ""  # leads out: refused as that
-    lexical = any(part.lower() == ".git" for part in Path(path).parts)
-    return real if lexical or any(part.lower() == ".git" for part in Path(real).parts) else ""
+    return real if any(map(is_git_dir, (*Path(path).parts, *Path(real).parts))) else ""
 
 
 def layout_problem(copier_conf, path: str, recorded: str | None = None) -> str:

@@ -72,6 +72,8 @@ REFUSED = [
     ".git",
     "x/.GIT/hooks",
     ".Git",
+    ".git.",  # Windows drops trailing dots: the same folder as .git
+    "a/.GIT../hooks",
 ]
 
 

@@ -111,15 +111,25 @@ def read_small(path: Path) -> str:
         return ""
 
 
-def git_dirs(root: Path) -> tuple[Path, Path] | None:
-    """(this work tree's git dir, the repository's common dir), or None outside git."""
-    dot = root / ".git"
-    if dot.is_dir():
+def git_dir_names(root: str) -> tuple[str, str] | None:
+    """(this work tree's git dir, the repository's common dir), or None outside git.
+
+    Read from the files git keeps, with no git process: `.git` is the git dir, or a
+    worktree's or submodule's `gitdir: PATH` pointer to it, and `commondir` there
+    names the common dir. In str form for the digest, which never imports pathlib."""
+    dot = os.path.join(root, ".git")
+    if os.path.isdir(dot):
         git_dir = dot
     else:
-        pointer = read_small(dot)  # a worktree or submodule: "gitdir: PATH"
+        pointer = read_small(dot)
         if not pointer.startswith("gitdir:"):
             return None
-        git_dir = (root / pointer[len("gitdir:") :].strip()).resolve()
-    common = read_small(git_dir / "commondir")
-    return git_dir, (git_dir / common).resolve() if common else git_dir
+        git_dir = os.path.realpath(os.path.join(root, pointer[len("gitdir:") :].strip()))
+    common = read_small(os.path.join(git_dir, "commondir"))
+    return git_dir, os.path.realpath(os.path.join(git_dir, common)) if common else git_dir
+
+
+def git_dirs(root: Path) -> tuple[Path, Path] | None:
+    """`git_dir_names` as Paths."""
+    dirs = git_dir_names(str(root))
+    return None if dirs is None else (type(root)(dirs[0]), type(root)(dirs[1]))

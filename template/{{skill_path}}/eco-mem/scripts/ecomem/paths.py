@@ -17,6 +17,7 @@ import posixpath
 from pathlib import Path
 
 from . import protocol
+from .path_rule import is_git_dir
 
 
 def escapes(relpath: str) -> bool:
@@ -41,13 +42,6 @@ THE_REPOSITORY = "names the repository itself; name a file"
 LINKS_OUT = "leads out of the repository through a symlink"
 # The reasons that mean "outside the repository", as opposed to "not a readable file".
 OUTSIDE = frozenset([CLIMBS, IN_GIT, LINKS_OUT])
-
-
-def is_git_dir(part: str) -> bool:
-    """`.git` as a file system that ignores case, or Windows (trailing dots and spaces
-    dropped, the 8.3 short name GIT~1), would read the name."""
-    name = part.casefold().rstrip(". ")
-    return name in (".git", "git~1")
 
 
 def text_problem(relpath: str, memory_dir: str) -> str | None:

@@ -39,6 +39,7 @@ import os
 import stat
 
 from .errors import UsageError
+from .path_rule import is_git_dir
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block the open
@@ -103,12 +104,6 @@ def target(root, path, follow: bool = False) -> str:
     if not stat.S_ISREG(info.st_mode):
         raise UnsafeTarget(f"{shown} {_kind(info.st_mode)}; eco-mem writes only regular files")
     return real
-
-
-def _is_git_dir(part: str) -> bool:
-    """`.git` as a file system that ignores case (macOS, Windows) would read the name;
-    the same rule as paths.py's, kept here because the merge driver's copy holds no paths.py."""
-    return part.casefold().rstrip(". ") in (".git", "git~1")
 
 
 def _inside(real: str, real_root: str) -> bool:
@@ -310,7 +305,7 @@ def _in_git(real: str, real_root: str) -> bool:
     """Whether `real` (inside `real_root`) lies under a `.git` folder, at any depth."""
     if real == real_root:
         return False
-    return any(_is_git_dir(part) for part in real[len(real_root) :].lstrip(os.sep).split(os.sep))
+    return any(is_git_dir(part) for part in real[len(real_root) :].lstrip(os.sep).split(os.sep))
 
 
 def remove(root, path) -> bool:

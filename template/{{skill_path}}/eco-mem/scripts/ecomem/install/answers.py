@@ -8,8 +8,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
-from ..path_rule import path_rule_problem
-from ..paths import is_git_dir
+from ..path_rule import is_git_dir, path_rule_problem
 
 # The answers that name folders: judged by the template's one path rule on every read,
 # so a hand-edited answers file is refused before Copier or a command uses the path.

@@ -38,6 +38,7 @@ MODULES = (
     "ecomem/__init__.py",
     "ecomem/boundary.py",
     "ecomem/errors.py",
+    "ecomem/path_rule.py",
     "ecomem/protocol.py",
     "ecomem/safe_open.py",
     "ecomem/commands/__init__.py",

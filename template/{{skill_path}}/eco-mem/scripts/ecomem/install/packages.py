@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
-from ..paths import is_git_dir
+from ..path_rule import is_git_dir
 from ..safe_open import make_folders, replace, write_text
 from ..store import INDEX, contracts, stores
 from .blocks import MARKDOWN_MARKERS, _one_file, _read, claude_imports_agents

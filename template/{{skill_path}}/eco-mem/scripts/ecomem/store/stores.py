@@ -123,15 +123,12 @@ def _index_may_list_one(root: Path) -> bool:
     and anything unexpected, git is asked."""
     if any(os.environ.get(name) for name in _GIT_ENVIRONMENT):
         return True
-    from ..git import read_small  # not git_dirs: `context` passes a str, never a Path
+    from ..git import git_dir_names  # `context` passes a str, never a Path
 
-    git_dir = os.path.join(root, ".git")
-    if not os.path.isdir(git_dir):
-        pointer = read_small(git_dir)  # a worktree or submodule: "gitdir: PATH"
-        if not pointer.startswith("gitdir:"):
-            return True
-        git_dir = os.path.join(root, pointer[len("gitdir:") :].strip())
-    common = os.path.join(git_dir, read_small(os.path.join(git_dir, "commondir")))
+    dirs = git_dir_names(str(root))
+    if dirs is None:
+        return True
+    git_dir, common = dirs
     try:
         if any(name.startswith("sharedindex.") for name in os.listdir(git_dir)):
             return True
