@@ -252,6 +252,38 @@ def test_a_reshaped_catalog_migrates_rows_from_every_earlier_release(
     assert git(dst, "diff", "--cached", "--name-only") == ""
 
 
+def test_a_reshaped_catalog_moves_the_rows_of_every_package_store_too(
+    template: Path, dst: Path
+) -> None:
+    # Copier renders only the root store, so catalog-migrate's stash never sees a
+    # package INDEX: its rows must move to the new header in place, or verify fails.
+    installed(template, dst)
+    (dst / "packages/api").mkdir(parents=True)
+    assert run_script(dst, "init", "packages/api").returncode == 0
+    for n in range(2):
+        args = ("--title", f"Api fact {n}", "--source", "verified", "--scope", "repo")
+        made = run_script(dst, "new", "semantic", "--store", "packages/api", *args,
+                          "--expires", "never", "--body", "Checked.")  # fmt: skip
+        assert made.returncode == 0, made.stderr
+    commit_all(dst, "a package store with two facts")
+    package = dst / "packages/api" / MEMORY / "semantic/INDEX.md"
+    before = [line for line in package.read_text().splitlines() if "| api-fact-" in line]
+    assert len(before) == 2
+
+    update_project(dst, vcs_ref="v3.0.0")
+
+    text = package.read_text()
+    assert "| slug | fact | scope | as_of | source | file |" in text
+    after = [line for line in text.splitlines() if "| api-fact-" in line]
+    # `one-liner` renamed `fact` keeps its cell; the new `scope` column gets `-`.
+    assert after == [
+        " | ".join([*row.split(" | ")[:2], "-", *row.split(" | ")[2:]]) for row in before
+    ]
+    result = run_script(dst, "verify")
+    assert result.returncode == 0, result.stdout + result.stderr
+    no_conflicts(dst)
+
+
 TRICKY_TITLES = ("Pipe | in title", "Back\\slash \\| and `code | span`")
 
 

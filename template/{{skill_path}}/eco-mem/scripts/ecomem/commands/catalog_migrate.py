@@ -11,7 +11,8 @@ HELP = "carry catalog rows across a release that reshapes a catalog (run by copi
 DESCRIPTION = """\
 Used by the template's _migrations when a release changes a catalog header:
 --stage before lifts the rows out (into .git) so copier merges nothing there;
---stage after puts them back under the new header, cells matched by column name.
+--stage after puts them back under the new header, cells matched by column name,
+and moves every package store's rows the same way (Copier never renders those).
 """
 EPILOG = "exit codes: 0 done, 2 usage or I/O error"
 
@@ -28,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    from ..install import migrate
+    from ..install import migrate, packages
 
     try:
         renames = migrate.parse_renames(args.rename)
@@ -36,6 +37,9 @@ def run(root: Path, args: argparse.Namespace) -> int:
             print(f"catalog rows set aside: {migrate.stash(root)}")
         else:
             print(f"catalog rows restored: {migrate.restore(root, renames)}")
+            moved = packages.reshape_packages(root, renames)
+            if moved:
+                print(f"package catalog rows moved to the new header: {moved}")
     except ValueError as error:
         raise UsageError(str(error)) from None
     return 0

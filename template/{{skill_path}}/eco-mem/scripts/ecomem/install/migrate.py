@@ -81,7 +81,7 @@ def restore(root: Path, renames: dict[str, dict[str, str]]) -> int:
         text = path.read_text(encoding="utf-8")
         lines = text.splitlines()
         catalog = parse_catalog(lines)
-        end = _table_end(lines, catalog.heading_line)
+        end = table_end(lines, catalog.heading_line)
         # The one row writer: it escapes a pipe inside a cell, as the reader expects.
         rows = [
             row_text(
@@ -99,7 +99,7 @@ def restore(root: Path, renames: dict[str, dict[str, str]]) -> int:
     return restored
 
 
-def _table_end(lines: list[str], heading_line: int) -> int:
+def table_end(lines: list[str], heading_line: int) -> int:
     """Index just past the last table line under the catalog heading."""
     end = heading_line
     for number in range(heading_line, len(lines)):
