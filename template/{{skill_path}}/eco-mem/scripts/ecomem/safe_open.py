@@ -106,6 +106,17 @@ def target(root, path, follow: bool = False) -> str:
     return real
 
 
+def read_host_text(root, path) -> str | None:
+    """A host file's text as the writers will change it: read where `target` says a
+    write would land (never a link out of the repository), line ends kept; None when
+    there is no file yet."""
+    real = target(root, path, follow=True)
+    if not os.path.exists(real):
+        return None
+    with open(real, encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
 def _inside(real: str, real_root: str) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 

@@ -14,11 +14,10 @@ beside the block for the callers that handle both.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from .. import protocol
-from ..safe_open import remove, target, write_text
+from ..safe_open import read_host_text, remove, write_text
 from ..store.load import INDEX
 from .driver import DRIVER, ensure_driver, remove_driver  # noqa: F401 (callers import them here)
 from .markers import remove_block, upsert_block
@@ -80,19 +79,11 @@ def vendored_lines(root: Path) -> list[str]:
     return [f"{_pattern(scripts, under=True)} linguist-vendored"]
 
 
-def _read(root: Path, path: Path) -> str | None:
-    real = target(root, path, follow=True)  # never a link out of the repository
-    if not os.path.exists(real):
-        return None
-    with open(real, encoding="utf-8", newline="") as handle:
-        return handle.read()
-
-
 def write_attributes(root: Path) -> bool:
     """Refresh the block in the root .gitattributes (host lines kept byte for byte).
     Returns whether the file changed; a file left empty by removing the block goes."""
     path = root / ATTRIBUTES
-    original = _read(root, path)
+    original = read_host_text(root, path)
     body = block_lines(root)
     host = remove_block(original or "", ATTRIBUTES, MARKERS)
     text: str | None = upsert_block(host, body, ATTRIBUTES, MARKERS) if body else host

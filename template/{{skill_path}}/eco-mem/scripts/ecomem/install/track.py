@@ -377,13 +377,9 @@ def reinclude_rules(root: Path, prefix: str, base: str = "", whole: bool = False
 
 
 def _read(root: Path, path: Path) -> str | None:
-    from ..safe_open import target  # writers only: verify imports this module
+    from ..safe_open import read_host_text  # writers only: verify imports this module
 
-    real = target(root, path, follow=True)  # never a link out of the repository
-    if not os.path.exists(real):
-        return None
-    with open(real, encoding="utf-8", newline="") as handle:
-        return handle.read()
+    return read_host_text(root, path)
 
 
 def _write(root: Path, path: Path, text: str | None) -> None:
