@@ -1,0 +1,197 @@
+"""Reproductions from the second security review (secrev-2), one per finding.
+
+Each test states the safe behaviour SECURITY.md promises and is marked
+`xfail(strict=True)` while the finding is open: when a fix lands, the test
+starts passing, strict xfail turns that into a failure, and the marker goes.
+
+Every test drives the real copier and git on real repositories in tmp dirs.
+The attacker's template is a git bundle: a single regular file, which a
+commit can hold, and which Copier clones like any repository.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ANSWERS, SKILL, commit_all, git, init_repo, snapshot_template
+
+VENV_BIN = str(Path(sys.executable).parent)
+IDEOGRAPHIC_SPACE = "\u3000"  # str.strip() drops it; YAML keeps it as text
+
+
+def attacker_bundle(tmp_path: Path, marker: Path) -> bytes:
+    """A template whose task touches `marker`: v0.0.1 for the old render, v9.0.0 new."""
+    evil = init_repo(tmp_path / "evil")
+    (evil / "copier.yml").write_text(
+        f'_answers_file: {ANSWERS}\n_tasks: ["touch {marker}"]\n', encoding="utf-8"
+    )
+    commit_all(evil, "a")
+    git(evil, "tag", "v0.0.1")
+    (evil / "README.md").write_text("new\n", encoding="utf-8")
+    commit_all(evil, "b")
+    git(evil, "tag", "v9.0.0")
+    bundle = tmp_path / "evil.bundle"
+    git(evil, "bundle", "create", "-q", str(bundle), "--all")
+    return bundle.read_bytes()
+
+
+def run(cwd: Path, *command: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True
+    )
+
+
+def environment(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PATH": VENV_BIN + os.pathsep + os.environ["PATH"], **extra}
+
+
+def install(template: str, host: Path, env: dict[str, str]) -> None:
+    done = run(host, "copier", "copy", "--trust", "--defaults", "--quiet", template, ".", env=env)
+    assert done.returncode == 0, done.stderr
+    commit_all(host, "install eco-mem")
+
+
+def upgrade(host: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return run(host, sys.executable, str(host / SKILL / "scripts/eco_mem.py"), "upgrade", env=env)
+
+
+def release(template: Path, tag: str) -> None:
+    """A new release of the trusted template, so upgrade has something to do."""
+    git(template, "commit", "-q", "--allow-empty", "-m", tag)
+    git(template, "tag", tag)
+
+
+@pytest.mark.xfail(strict=True, reason="secrev-2 finding 1: blank-line test wider than YAML's")
+def test_a_line_of_unicode_spaces_never_hands_copier_a_gh_source_the_trust_check_never_saw(
+    tmp_path: Path,
+) -> None:
+    """`_src_path: gh:org/eco-mem`, then an empty line and a line of " \\u3000".
+
+    The reader skips both lines (str.strip() empties them) and trusts gh:org/eco-mem;
+    YAML folds them into the value, "gh:org/eco-mem\\n\\u3000", which Copier's gh:
+    expansion (a `$` regex) does not match, so Copier reads it as a local path in the
+    work tree: a committed bundle there runs with --trust."""
+    # github.com is this folder, for git and for Copier (no network needed).
+    mirrors = tmp_path / "github"
+    env = environment(
+        GIT_CONFIG_COUNT="1",
+        GIT_CONFIG_KEY_0=f"url.{mirrors}/.insteadOf",
+        GIT_CONFIG_VALUE_0="https://github.com/",
+    )
+    template = snapshot_template(mirrors / "org" / "eco-mem", tag="v0.0.1")
+    (mirrors / "org" / "eco-mem.git").symlink_to("eco-mem")  # Copier asks for NAME.git
+    host = init_repo(tmp_path / "host")
+    install("gh:org/eco-mem", host, env)
+
+    marker = tmp_path / "attacker-ran"
+    planted = host / "gh:org" / f"eco-mem\n{IDEOGRAPHIC_SPACE}"
+    planted.parent.mkdir()
+    planted.write_bytes(attacker_bundle(tmp_path, marker))
+    answers = host / ANSWERS
+    text = answers.read_text(encoding="utf-8")
+    line = "_src_path: gh:org/eco-mem\n"
+    assert line in text
+    answers.write_text(text.replace(line, f"{line}\n {IDEOGRAPHIC_SPACE}\n"), encoding="utf-8")
+    commit_all(host, "an innocent-looking commit")
+    release(template, "v0.0.2")
+
+    result = upgrade(host, env)
+    assert not marker.exists(), result.stdout + result.stderr
+    assert result.returncode == 2
+
+
+@pytest.mark.xfail(strict=True, reason="secrev-2 finding 1: blank-line test wider than YAML's")
+def test_a_line_of_unicode_spaces_never_hands_copier_a_local_source_the_check_never_saw(
+    tmp_path: Path,
+) -> None:
+    """The same for a local template: `_src_path: t` (a committed link to the trusted
+    template, which the check resolves), then " \\u3000": Copier reads "t \\u3000"."""
+    template = snapshot_template(tmp_path / "template", tag="v0.0.1")
+    env = environment()
+    host = init_repo(tmp_path / "host")
+    install(str(template), host, env)
+
+    marker = tmp_path / "attacker-ran"
+    (host / "t").symlink_to(template)
+    (host / f"t {IDEOGRAPHIC_SPACE}").write_bytes(attacker_bundle(tmp_path, marker))
+    answers = host / ANSWERS
+    text = answers.read_text(encoding="utf-8")
+    line = f"_src_path: {template}\n"
+    assert line in text
+    answers.write_text(text.replace(line, f"_src_path: t\n {IDEOGRAPHIC_SPACE}\n"), "utf-8")
+    commit_all(host, "an innocent-looking commit")
+    release(template, "v0.0.2")
+
+    result = upgrade(host, env)
+    assert not marker.exists(), result.stdout + result.stderr
+    assert result.returncode == 2
+
+
+@pytest.mark.xfail(strict=True, reason="secrev-2 finding 2: location() is not Copier's reading")
+def test_a_git_plus_source_never_clones_what_copier_strips_it_to(tmp_path: Path) -> None:
+    """`_src_path: git+foo`: the trust check resolves the committed link `git+foo` to
+    the trusted template; Copier strips `git+` and clones `foo`, a committed bundle.
+    No YAML trick: the two readers agree on the string, not on where it leads."""
+    template = snapshot_template(tmp_path / "template", tag="v0.0.1")
+    env = environment()
+    host = init_repo(tmp_path / "host")
+    install(str(template), host, env)
+
+    marker = tmp_path / "attacker-ran"
+    (host / "git+foo").symlink_to(template)
+    (host / "foo").write_bytes(attacker_bundle(tmp_path, marker))
+    answers = host / ANSWERS
+    text = answers.read_text(encoding="utf-8")
+    answers.write_text(text.replace(f"_src_path: {template}\n", "_src_path: git+foo\n"), "utf-8")
+    commit_all(host, "an innocent-looking commit")
+    release(template, "v0.0.2")
+
+    result = upgrade(host, env)
+    assert not marker.exists(), result.stdout + result.stderr
+    assert result.returncode == 2
+
+
+@pytest.mark.xfail(strict=True, reason="secrev-2 finding 2: location() is not Copier's reading")
+def test_restore_indexes_never_clones_what_copier_strips_a_git_plus_source_to(
+    tmp_path: Path,
+) -> None:
+    """The copy path (restore-indexes, which a deleted INDEX.md triggers) passes the
+    same `git+foo` to `copier copy --trust`; the bundle's Jinja extension is loaded
+    at render time even with --skip-tasks."""
+    template = snapshot_template(tmp_path / "template", tag="v0.0.1")
+    env = environment()
+    host = init_repo(tmp_path / "host")
+    install(str(template), host, env)
+
+    marker = tmp_path / "attacker-ran"
+    evil = init_repo(tmp_path / "evil")
+    (evil / "copier.yml").write_text(
+        "_jinja_extensions:\n  - copier_template_extensions.TemplateExtensionLoader\n"
+        "  - ext.py:Evil\n",
+        encoding="utf-8",
+    )
+    (evil / "ext.py").write_text(
+        "import pathlib\nfrom jinja2.ext import Extension\n"
+        f"pathlib.Path({str(marker)!r}).touch()\n"
+        "class Evil(Extension):\n    pass\n",
+        encoding="utf-8",
+    )
+    commit_all(evil, "a")
+    git(evil, "tag", "v0.0.1")
+    git(evil, "bundle", "create", "-q", str(tmp_path / "evil.bundle"), "--all")
+    (host / "git+foo").symlink_to(template)
+    (host / "foo").write_bytes((tmp_path / "evil.bundle").read_bytes())
+    answers = host / ANSWERS
+    text = answers.read_text(encoding="utf-8")
+    answers.write_text(text.replace(f"_src_path: {template}\n", "_src_path: git+foo\n"), "utf-8")
+    (host / ".agents/memory/semantic/INDEX.md").unlink()
+    commit_all(host, "an innocent-looking commit")
+
+    script = str(host / SKILL / "scripts/eco_mem.py")
+    result = run(host, sys.executable, script, "restore-indexes", env=env)
+    assert not marker.exists(), result.stdout + result.stderr
