@@ -273,3 +273,21 @@ def test_an_order_spelled_in_markup_in_a_catalog_cell_fails_verify_and_find_with
 
     assert mem(host, "verify").returncode == 1
     assert "evil.example" not in mem(host, "find", "deploy").stdout
+
+
+@pytest.mark.xfail(strict=True, reason="secrev-2 finding 5: make_folders keeps half the rule")
+def test_init_through_a_link_into_git_makes_no_folder_there(host: Path) -> None:
+    """`init PATH` refuses the first file (it leads into .git) after make_folders has
+    already made the store's folders there: make_folders checks "inside the
+    repository", not "under no .git folder"."""
+    from tests.memory_helpers import mem
+
+    (host / "packages/web").mkdir(parents=True)
+    (host / "packages/web/.agents").symlink_to("../../.git/hooks")
+    commit_all(host, "a package whose .agents is a link into .git")
+    before = sorted(path.name for path in (host / ".git/hooks").iterdir())
+
+    result = mem(host, "init", "packages/web")
+
+    assert result.returncode == 2
+    assert sorted(path.name for path in (host / ".git/hooks").iterdir()) == before
