@@ -70,7 +70,6 @@ def release(template: Path, tag: str) -> None:
     git(template, "tag", tag)
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-2 finding 1: blank-line test wider than YAML's")
 def test_a_line_of_unicode_spaces_never_hands_copier_a_gh_source_the_trust_check_never_saw(
     tmp_path: Path,
 ) -> None:
@@ -109,7 +108,6 @@ def test_a_line_of_unicode_spaces_never_hands_copier_a_gh_source_the_trust_check
     assert result.returncode == 2
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-2 finding 1: blank-line test wider than YAML's")
 def test_a_line_of_unicode_spaces_never_hands_copier_a_local_source_the_check_never_saw(
     tmp_path: Path,
 ) -> None:
@@ -136,7 +134,6 @@ def test_a_line_of_unicode_spaces_never_hands_copier_a_local_source_the_check_ne
     assert result.returncode == 2
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-2 finding 2: location() is not Copier's reading")
 def test_a_git_plus_source_never_clones_what_copier_strips_it_to(tmp_path: Path) -> None:
     """`_src_path: git+foo`: the trust check resolves the committed link `git+foo` to
     the trusted template; Copier strips `git+` and clones `foo`, a committed bundle.
@@ -160,7 +157,6 @@ def test_a_git_plus_source_never_clones_what_copier_strips_it_to(tmp_path: Path)
     assert result.returncode == 2
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-2 finding 2: location() is not Copier's reading")
 def test_restore_indexes_never_clones_what_copier_strips_a_git_plus_source_to(
     tmp_path: Path,
 ) -> None:
@@ -308,7 +304,6 @@ _LINE = st.one_of(st.tuples(_KEY, st.sampled_from([": ", ":"]), _VALUE, _FILL).m
 _ANSWERS_TEXT = st.lists(_LINE, min_size=1, max_size=5).map("\n".join)
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-2 finding 1: blank-line test wider than YAML's")
 @settings(max_examples=2000, derandomize=True, deadline=None)
 @given(text=_ANSWERS_TEXT)
 @example(text="_src_path: gh:org/eco-mem\n\n \u3000")  # finding 1, for certain

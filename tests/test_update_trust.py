@@ -78,6 +78,16 @@ def test_an_edited_src_path_is_refused_and_its_template_never_runs(
     assert git(host, "status", "--porcelain") == ""
 
 
+def test_a_source_under_an_unknown_home_folder_is_one_refusal(host: Path) -> None:
+    # pathlib's expanduser raises for `~nosuchuser`; the check must answer in one line.
+    set_source(host, "~no-such-user-here/eco-mem")
+
+    result = assert_exit(run_script(host, "upgrade"), 2)
+    assert_no_traceback(result)
+    assert "is not the template this clone trusts" in result.stderr
+    assert git(host, "status", "--porcelain") == ""
+
+
 # Lines Copier's YAML reads otherwise than a line reader would: each could hand Copier a
 # `_src_path` the trust check never saw (the third review's variant of reproduction 2).
 SHAPES_YAML_READS_OTHERWISE = {
@@ -284,3 +294,42 @@ def test_an_up_to_date_upgrade_loads_none_of_the_upgrade_machinery(host: Path) -
         not {"ecomem.install.upgrade", "ecomem.install.copier_setup", "ecomem.install.driver"}
         & loaded
     )
+
+
+SOURCES_COPIER_READS = [
+    "gh:org/eco-mem",
+    "gh:/org/eco-mem.git",
+    "gl:group/sub/eco-mem",
+    "git+https://git.example.com/eco-mem",
+    "git+foo",
+    "git+host:eco-mem",
+    "https://github.com/org/eco-mem",
+    "https://git.example.com/eco-mem.git",
+    "git@github.com:org/eco-mem.git",
+    "git://git.example.com/eco-mem",
+    "ssh://git@git.example.com/eco-mem.git",
+    "file:///srv/eco-mem.git",
+    "host:eco-mem.git",
+    "t.git",
+]
+
+
+@pytest.mark.parametrize("source", SOURCES_COPIER_READS)
+def test_the_trust_check_reads_a_source_where_copier_sends_git(
+    ecomem, tmp_path: Path, source: str
+) -> None:
+    # secrev-2 finding 2: `git+foo` is `foo` to Copier. The check's `location` must be
+    # where Copier's own reading (copier._vcs.get_repo) then sends git, never a look-alike.
+    from copier._vcs import get_repo
+    from ecomem.install.template_source import location
+
+    url = get_repo(source)
+    assert url is not None, source  # each one Copier takes as a URL for git
+    colon, slash = url.find(":"), url.find("/")
+    if url.startswith("file://"):
+        expected = os.path.realpath(url[len("file://") :])
+    elif "://" in url or (colon != -1 and (slash == -1 or colon < slash)):
+        expected = url  # a remote, as git reads it
+    else:
+        expected = os.path.realpath(tmp_path / url)  # a local path, from where Copier runs
+    assert location(source, tmp_path) == expected

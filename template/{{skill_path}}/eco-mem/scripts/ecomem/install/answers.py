@@ -43,8 +43,18 @@ def read_answers(path: Path) -> dict[str, str]:
     Copier see a `_src_path` the trust check never saw, and is refused.
     """
     answers = {}
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
+    # Split on "\n" alone and judge every other character: YAML and str.splitlines()
+    # disagree on which characters break a line, and str.strip() on which are spaces.
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
+        if not line.isprintable():
+            # A tab, a control or format character, a line or paragraph separator, or
+            # a space other than U+0020: YAML folds a line of such "blanks" into the
+            # value above it, where this reader would skip the line.
+            raise UsageError(
+                f"{path.name}: line {number} holds a character Copier never writes there"
+                " (a tab, a control character or a space other than ' '); restore it from git"
+            )
+        if not line or line.startswith("#"):
             continue
         key, colon, value = line.partition(": ") if ": " in line else line.partition(":")
         # YAML trims only spaces; str.strip() would also drop a no-break space that

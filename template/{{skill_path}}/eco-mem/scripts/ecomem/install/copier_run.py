@@ -32,7 +32,8 @@ def check_source(root: Path, source: str, in_use: str = "") -> None:
     template_source.refuse_option(f"_src_path in {answers}", source)
     if in_use:
         template_source.refuse_option("the template in use", in_use)
-        if template_source.location(in_use, root) == template_source.location(source, root):
+        where = template_source.location
+        if template_source.same_template(where(in_use, root), where(source, root)):
             return
     template_source.check_trusted(root, source, answers)
 

@@ -19,26 +19,75 @@ from ..errors import UsageError
 from ..git import git_dirs, run_git
 
 RECORD = os.path.join("eco-mem", "template-source")
-# A URL with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
-REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
-SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
+# How Copier (copier._vcs.get_repo, 9.x) reads a source: its gh:/gl: shortcuts first,
+# then anything ending in `.git` or starting with one of these prefixes is a URL for
+# git (`git+` dropped, `.git` added to an https one); everything else is a local path.
+SHORTCUTS = {"gh:": "https://github.com", "gl:": "https://gitlab.com"}
+URL_PREFIXES = ("git@", "git://", "git+", "https://github.com/", "https://gitlab.com/")
 
 
 def refuse_option(what: str, value: str) -> None:
-    """Data that reaches git or Copier as an argument must never read as an option."""
+    """Data that reaches git or Copier as an argument must never read as an option, and
+    holds nothing two readers could split or trim differently."""
     if value.startswith("-"):
         raise UsageError(f"{what} {value!r} starts with '-': refused, it would read as an option")
+    if not value.isprintable() or value != value.strip():
+        raise UsageError(f"{what} holds a space at an edge or a control character: refused")
 
 
 def location(source: str, root: Path) -> str:
-    """Where git finds `source`: a URL with Copier's gh:/gl: shortcuts expanded, or an
-    absolute path (a relative one is read from the repository, as Copier reads it)."""
-    if not REMOTE.match(source):
-        return str((root / Path(source).expanduser()).resolve())
-    for short, long in SHORTCUTS.items():
-        if source.startswith(short):
-            return long + source[len(short) :]
-    return source
+    """Where git's clone goes when Copier is given `source` in `root`: a remote URL as
+    git gets it, or the absolute path a local one leads to, links resolved.
+
+    Modelled on Copier's own reading rather than on how the string looks: a source the
+    trust check reads one way and Copier another (`git+foo` is `foo` to Copier) would
+    run a template nobody checked."""
+    url = source
+    for short, base in SHORTCUTS.items():
+        if url.startswith(short):
+            rest = url[len(short) :]
+            rest = rest[1:] if rest.startswith("/") else rest
+            url = f"{base}/{rest}" if rest.endswith(".git") else f"{base}/{rest}.git"
+            break
+    if url.endswith(".git") or url.startswith(URL_PREFIXES):
+        if url.startswith("git+"):
+            url = url[len("git+") :]
+        elif url.startswith("https://") and not url.endswith(".git"):
+            url += ".git"
+        return _where_git_goes(url, root)
+    local = os.path.expanduser(url) if url.startswith("~") else url
+    return os.path.realpath(os.path.join(root, local))
+
+
+def _where_git_goes(url: str, root: Path) -> str:
+    """git's own reading of a clone URL: a scheme, scp-like `host:path` (a colon before
+    any slash), or else a local path from the folder git runs in."""
+    if url.startswith("file://"):
+        return os.path.realpath(url[len("file://") :])
+    if "://" in url:
+        return url
+    colon, slash = url.find(":"), url.find("/")
+    if colon != -1 and (slash == -1 or colon < slash):
+        return url
+    return os.path.realpath(os.path.join(root, url))
+
+
+def is_remote(where: str) -> bool:
+    """Whether a `location` is a URL or scp-like remote, not a path on this machine."""
+    return not os.path.isabs(where)
+
+
+def same_template(one: str, other: str) -> bool:
+    """Whether two locations name one template: a remote one with or without `git+` or
+    `.git` (records made before Copier's reading was modelled kept neither change)."""
+
+    def key(where: str) -> str:
+        if not is_remote(where):
+            return where  # a real path: compared whole
+        where = where[len("git+") :] if where.startswith("git+") else where
+        return where[: -len(".git")] if where.endswith(".git") else where
+
+    return key(one) == key(other)
 
 
 def _record_path(root: Path) -> Path | None:
@@ -95,7 +144,7 @@ def check_trusted(root: Path, source: str, answers_name: str) -> None:
             f"no template source is recorded for this clone; {answers_name} names {source}."
             f" If that is the template you mean, {move}"
         )
-    if location(source, root) != trusted:
+    if not same_template(location(source, root), trusted):
         raise UsageError(
             f"_src_path in {answers_name} ({source}) is not the template this clone trusts"
             f" ({trusted}); a commit changed it. To switch templates on purpose, {move}"

@@ -37,7 +37,7 @@ from . import template_source
 from .answers import read_answers, read_text, refuse_folders_out_of_place
 from .copier_run import run_trusted
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
-from .template_source import REMOTE, location, refuse_option
+from .template_source import is_remote, location, refuse_option, same_template
 
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
@@ -117,7 +117,7 @@ def restore_missing_indexes(
 def source_problem(source: str, root: Path) -> str:
     """Why Copier could not read the template at `source`, or "" if it can."""
     where = location(source, root)
-    if REMOTE.match(source):
+    if is_remote(where):
         probe = subprocess.run(
             ["git", "ls-remote", "--exit-code", "--", where, "HEAD"],
             capture_output=True,
@@ -140,7 +140,7 @@ def source_problem(source: str, root: Path) -> str:
 def ref_exists(source: str, root: Path, ref: str) -> bool:
     """True when `ref` (tag, branch or commit) is in the template at `source`."""
     where = location(source, root)
-    if REMOTE.match(source):
+    if is_remote(where):
         if re.fullmatch(r"[0-9a-f]{7,40}", ref):
             return True  # a commit cannot be looked up without cloning; let Copier try
         listed = git(root, "ls-remote", "--", where, f"refs/tags/{ref}", f"refs/heads/{ref}")
@@ -164,10 +164,10 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
     problem = source_problem(source, root)
     if problem:
         raise UsageError(f"--template {source} cannot be reached: {problem}")
-    if not REMOTE.match(source):
+    if not is_remote(location(source, root)):
         source = location(source, root)
     current = read_answers(answers_file).get("_src_path", "")
-    if current and location(current, root) == location(source, root):
+    if current and same_template(location(current, root), location(source, root)):
         template_source.remember(root, current)  # the same home, now trusted on purpose
         return
     text = read_text(answers_file)
@@ -252,8 +252,8 @@ def venv_hint(root: Path, answers_file: Path) -> str:
     except (OSError, UnicodeError):
         return ""
     found = None
-    if source and not REMOTE.match(source) and os.path.isabs(source):
-        inside = Path(source).resolve()
+    if source and os.path.isabs(source) and not is_remote(location(source, root)):
+        inside = Path(location(source, root))
         if inside != root.resolve() and root.resolve() not in inside.parents:
             found = template_venv_bin(str(inside))
     if not found:
