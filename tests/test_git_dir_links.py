@@ -355,3 +355,24 @@ def test_uninstall_removes_a_git_dir_eco_mem_link_and_nothing_it_leads_to(host: 
     after = work_tree_bytes(host)
     assert {path: after.get(path) for path in before} == before
     assert not marker.exists()
+
+
+def test_track_replaces_a_copy_folder_that_is_a_link_and_keeps_what_it_led_to(
+    host: Path,
+) -> None:
+    marker = host.parent / "committed-code-ran"
+    planted = plant_committed_copy(host, marker)
+    copy = host / ".git/eco-mem" / planted.name
+    shutil.rmtree(copy)
+    copy.symlink_to(planted)
+    before = work_tree_bytes(host)
+
+    tracked = assert_exit(run_script(host, "track"), 0)
+
+    assert "driver" in tracked.stdout
+    assert copy.is_dir() and not copy.is_symlink() and (copy / "driver.py").is_file()
+    assert work_tree_bytes(host) == before
+    rows_that_conflict_as_text(host)
+    merged = merge(host)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert not marker.exists()

@@ -353,11 +353,13 @@ def resolve_launcher(root: Path) -> Path | None:
 
 
 def installed(root: Path) -> bool:
-    """Whether this clone has the driver: its config section, or a copy of it."""
+    """Whether this clone has the driver: its config section, a copy of it, or a link
+    where the copies go (which `remove_driver` takes out, never what it leads to)."""
     dirs = git_dirs(root)
     if dirs is None:
         return False
-    return _configured(dirs[1] / "config") or bool(_copies(dirs[1] / HOME))
+    home = dirs[1] / HOME
+    return _configured(dirs[1] / "config") or home.is_symlink() or bool(_copies(home))
 
 
 def _configured(config: Path) -> bool:
