@@ -376,3 +376,25 @@ def test_track_replaces_a_copy_folder_that_is_a_link_and_keeps_what_it_led_to(
     merged = merge(host)
     assert merged.returncode == 0, merged.stdout + merged.stderr
     assert not marker.exists()
+
+
+def test_track_disarms_an_older_driver_command_that_runs_through_the_link(host: Path) -> None:
+    # A clone an older eco-mem set up: its command ran the copy without looking where
+    # it was, and the link makes track refuse to write a copy. The command is
+    # replaced all the same, by one whose check refuses the link.
+    marker = host.parent / "committed-code-ran"
+    copy = next((host / ".git/eco-mem").glob("merge-driver-*")).name
+    older = (
+        f'python3 -I -S "$(git rev-parse --git-common-dir)/eco-mem/{copy}/driver.py" %O %A %B %P'
+    )
+    git(host, "config", "merge.eco-mem-catalog.driver", older)
+    git_home_linked_to_committed_code(host, marker)
+
+    tracked = assert_exit(run_script(host, "track"), 2)
+
+    assert len(tracked.stderr.strip().splitlines()) == 1
+    assert "merge driver refuses to run until then" in tracked.stderr
+    assert "cd -P" in git(host, "config", "merge.eco-mem-catalog.driver")
+    rows_that_conflict_as_text(host)
+    assert_gits_own_conflict(host, merge(host))
+    assert not marker.exists()

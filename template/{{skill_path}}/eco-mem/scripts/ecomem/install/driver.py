@@ -242,13 +242,23 @@ def ensure_driver(root: Path) -> bool:
     config = dirs[1] / "config" if dirs else None
     if config is None or not config.is_file():
         return False
+    from ..safe_open import UnsafeTarget
     from ..write.state import safe_home
 
     stamp, files = snapshot()
-    home = safe_home(root, dirs[1]) / f"{PREFIX}{stamp}"  # never through a link
     command = driver_command(stamp)
     with config.open(encoding="utf-8", errors="replace") as handle:
         configured = configured_driver(handle.read())
+    try:
+        home = safe_home(root, dirs[1]) / f"{PREFIX}{stamp}"  # never through a link
+    except UnsafeTarget as refusal:
+        # No copy is written there. But a command an older eco-mem configured runs
+        # whatever that link leads to on the next merge: it is replaced by this one,
+        # whose own check refuses the link and leaves git's text merge.
+        if configured is None or configured == command:
+            raise
+        _set_config(config, command)
+        raise UnsafeTarget(f"{refusal}; git's merge driver refuses to run until then") from None
     # Every file compared, not one stat: this runs only when a person installs on
     # purpose, and a damaged copy is then rebuilt rather than kept.
     present = all(_holds_itself(home, name, data) for name, data in files.items())
@@ -260,18 +270,21 @@ def ensure_driver(root: Path) -> bool:
         _install(home, files)
     if not _holds(launcher, launcher_text):
         _write_whole(launcher, launcher_text)
-    if configured != command:
-        from ..git import output  # only on the first run in a clone, or after a change
-
-        # One `git config` call per key, each an atomic write under git's lock. The
-        # command first: a section holding only a name makes every merge of a
-        # catalog fatal ("lacks command line"), one without a name merges fine.
-        for key, value in (("driver", command), ("name", DRIVER_NAME)):
-            output(
-                config.parent, "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value
-            )
+    if configured != command:  # only on the first run in a clone, or after a change
+        _set_config(config, command)
     _prune(home.parent, home)
     return True
+
+
+def _set_config(config: Path, command: str) -> None:
+    """Name `command` as the driver in git's config."""
+    from ..git import output
+
+    # One `git config` call per key, each an atomic write under git's lock. The
+    # command first: a section holding only a name makes every merge of a
+    # catalog fatal ("lacks command line"), one without a name merges fine.
+    for key, value in (("driver", command), ("name", DRIVER_NAME)):
+        output(config.parent, "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value)
 
 
 def _holds_itself(home: Path, name: str, data: bytes) -> bool:
