@@ -133,6 +133,30 @@ def test_init_refuses_a_folder_that_cannot_hold_a_store(
     assert work_tree_bytes(host) == before
 
 
+@pytest.mark.parametrize("target", ["../../.git/hooks", "../../.GIT/hooks", "../../.git"])
+def test_init_through_a_link_into_git_makes_no_folder_there(
+    pristine: Path, tmp_path: Path, target: str
+) -> None:
+    """secrev-2 finding 5: `init PATH` refused the store's first file (it led into .git)
+    after it had made the store's folders there. Folders now meet the files' rule
+    before any is made: inside the repository and under no `.git` folder, in any case."""
+    import shutil
+
+    host = tmp_path / "host"
+    shutil.copytree(pristine, host, symlinks=True)
+    (host / WEB / ".agents").symlink_to(target)
+    commit_all(host, "a package whose .agents is a link into .git")
+    git_before = sorted(os.path.relpath(p, host) for p in host.glob(".[gG][iI][tT]/**/*"))
+
+    refused = mem_in(host, ".", "init", WEB)
+
+    assert refused.returncode == 2, (refused.stdout, refused.stderr)
+    assert "leads into .git" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and "Traceback" not in refused.stderr
+    git_after = sorted(os.path.relpath(p, host) for p in host.glob(".[gG][iI][tT]/**/*"))
+    assert git_after == git_before and not (host / ".GIT").exists()
+
+
 def test_new_in_a_package_writes_there_and_find_reads_it_first(host: Path) -> None:
     ok(fact_in(host, ".", "The monorepo builds with turbo and pnpm"))
     ok(fact_in(host, f"{WEB}/src", "Web bundles with vite and pnpm"))

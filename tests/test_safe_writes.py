@@ -310,6 +310,27 @@ def test_the_git_rule_ignores_letter_case_at_any_depth(ecomem, tmp_path: Path) -
     assert (root / ".GIT/hooks/pre-commit").exists()
 
 
+def test_folders_are_made_only_where_a_file_may_be_written(ecomem, tmp_path: Path) -> None:
+    # make_folders, which package stores, `.claude/` and upgrade's restored drawers
+    # go through, keeps the file rule before it makes anything: not in `.git` at any
+    # depth or in any case, directly or through a link, and not out of the repository.
+    from ecomem import safe_open
+
+    root = tmp_path / "repo"
+    (root / ".git/hooks").mkdir(parents=True)
+    (root / "pkg").mkdir()
+    (root / "pkg/.agents").symlink_to("../.git/hooks")
+    (root / "out").symlink_to(tmp_path)
+    for folder in ("pkg/.agents/memory/working", ".GIT/memory", "vendor/.git./x", "out/x"):
+        with pytest.raises(safe_open.UnsafeTarget, match=r"leads into \.git|out of the repository"):
+            safe_open.make_folders(root, root / folder)
+    assert sorted(os.listdir(root / ".git/hooks")) == []
+    assert sorted(os.listdir(root)) == [".git", "out", "pkg"]
+    assert os.listdir(tmp_path) == ["repo"]  # nothing made through `out` either
+    safe_open.make_folders(root, root / "pkg/src/deep")  # an ordinary folder is made
+    assert (root / "pkg/src/deep").is_dir()
+
+
 def test_a_hard_linked_file_is_never_written_through(ecomem, tmp_path: Path) -> None:
     from ecomem import safe_open
 

@@ -12,7 +12,6 @@ commit can hold, and which Copier clones like any repository.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -197,54 +196,6 @@ def test_restore_indexes_never_clones_what_copier_strips_a_git_plus_source_to(
     assert not marker.exists(), result.stdout + result.stderr
 
 
-def git_home_linked_to_committed_code(host: Path, marker: Path) -> None:
-    """`.git/eco-mem` a link to a folder a commit fills (what an install through
-    `.claude/skills -> ../.git` left before v0.4.0 refused it; or any other link):
-    the folder holds a `resolve.py` and a driver copy of the commit's choosing."""
-    home = host / ".git/eco-mem"
-    copy = next(home.glob("merge-driver-*")).name  # the name git's config runs
-    payload = f"open({str(marker)!r}, 'w').close()\n"
-    planted = host / "notes"
-    (planted / copy).mkdir(parents=True)
-    (planted / "resolve.py").write_text(payload, encoding="utf-8")
-    (planted / copy / "driver.py").write_text(payload + "raise SystemExit(1)\n", "utf-8")
-    commit_all(host, "notes")
-    shutil.rmtree(home)
-    home.symlink_to("../notes")
-
-
-@pytest.mark.xfail(strict=True, reason="secrev-2 finding 3: the handover runs through a link")
-def test_resolve_never_runs_a_launcher_through_a_git_dir_eco_mem_link(host: Path) -> None:
-    marker = host.parent / "committed-code-ran"
-    git_home_linked_to_committed_code(host, marker)
-
-    result = subprocess.run(
-        [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), "resolve"],
-        cwd=host,
-        capture_output=True,
-        text=True,
-    )
-    assert not marker.exists()
-    assert result.returncode == 2
-
-
-@pytest.mark.xfail(strict=True, reason="secrev-2 finding 3: git's driver runs through a link")
-def test_a_merge_never_runs_a_driver_through_a_git_dir_eco_mem_link(host: Path) -> None:
-    marker = host.parent / "committed-code-ran"
-    git_home_linked_to_committed_code(host, marker)
-    index = host / ".agents/memory/semantic/INDEX.md"
-    row = "| {0} | {0} | 2026-12-01 | verified | {0}.md |\n"
-    git(host, "checkout", "-q", "-b", "theirs")
-    index.write_text(index.read_text(encoding="utf-8") + row.format("theirs"), "utf-8")
-    commit_all(host, "theirs")
-    git(host, "checkout", "-q", "main")
-    index.write_text(index.read_text(encoding="utf-8") + row.format("ours"), "utf-8")
-    commit_all(host, "ours")
-
-    subprocess.run(["git", "merge", "--no-edit", "theirs"], cwd=host, capture_output=True)
-    assert not marker.exists()
-
-
 # An order in a catalog cell that a reader (an agent reading the raw row, or the rendered
 # table) sees plainly, which verify passes and `find` prints: the rendering copy removes
 # only a closed list of inline tags, and decodes entities after the text is normalised.
@@ -274,24 +225,6 @@ def test_an_order_spelled_in_markup_in_a_catalog_cell_fails_verify_and_find_with
 
     assert mem(host, "verify").returncode == 1
     assert "evil.example" not in mem(host, "find", "deploy").stdout
-
-
-@pytest.mark.xfail(strict=True, reason="secrev-2 finding 5: make_folders keeps half the rule")
-def test_init_through_a_link_into_git_makes_no_folder_there(host: Path) -> None:
-    """`init PATH` refuses the first file (it leads into .git) after make_folders has
-    already made the store's folders there: make_folders checks "inside the
-    repository", not "under no .git folder"."""
-    from tests.memory_helpers import mem
-
-    (host / "packages/web").mkdir(parents=True)
-    (host / "packages/web/.agents").symlink_to("../../.git/hooks")
-    commit_all(host, "a package whose .agents is a link into .git")
-    before = sorted(path.name for path in (host / ".git/hooks").iterdir())
-
-    result = mem(host, "init", "packages/web")
-
-    assert result.returncode == 2
-    assert sorted(path.name for path in (host / ".git/hooks").iterdir()) == before
 
 
 # Lines the answers reader may meet: Copier's own `key: value` shape, and the odd

@@ -340,15 +340,20 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
 
 
 # The command git runs: its text merge first, then the copy in the git dir, named by
-# the checksum of what it holds.
+# the checksum of what it holds, once the shell has checked where that copy really is.
 DRIVER_START = (
-    't="$(git rev-parse --git-dir)/eco-mem-merge-$$";'
+    'unset CDPATH; t="$(git rev-parse --git-dir)/eco-mem-merge-$$";'
     ' git merge-file -q -p %A %O %B > "$t" 2>/dev/null; m=$?;'
     ' if [ $m = 0 ]; then mv -f "$t" %A; exit 0; fi;'
-    ' python3 -I -S "$(git rev-parse --git-common-dir)/eco-mem/merge-driver-'
+    ' c="$(git rev-parse --git-common-dir)/eco-mem/merge-driver-'
 )
 DRIVER_END = (
-    '/driver.py" %O %A %B %P "$t"; s=$?;'
+    '"; h="${c%/*}"; r=; if cd -P . && w=$PWD && [ ! -L "$h" ] && [ ! -L "$c" ] && cd -P "$c" 2>/dev/null;'
+    ' then r=$PWD; cd "$w" || exit 1; fi;'
+    ' case "$r/" in "$w/.git/"*) ;; "/" | "$w/"*) r= ;; esac;'
+    ' if [ -n "$r" ]; then python3 -I -S "$r/driver.py" %O %A %B %P "$t"; s=$?;'
+    ' else s=1; echo "eco-mem: $c is missing, a link, or in the work tree:'
+    ' this catalog merges as text; run eco_mem.py verify" >&2; fi;'
     ' if [ ! -e "$t" ]; then [ $s = 0 ]; exit; fi;'
     ' if [ $m -lt 128 ]; then mv -f "$t" %A; fi; rm -f "$t" %A.eco-mem-rows; exit 1'
 )

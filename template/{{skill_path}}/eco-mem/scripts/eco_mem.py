@@ -7,6 +7,7 @@ conflicts, or refused by a rule (nothing written), 2 usage or I/O error.
 """
 
 import os
+import stat
 import sys
 
 # Python puts the script's folder first on sys.path, so a host file such as
@@ -61,8 +62,12 @@ def resolve_from_the_git_dir(args):
             return 2
         git_dir = os.path.join(top, pointer[len("gitdir:") :].strip())
     common = os.path.join(git_dir, _small(os.path.join(git_dir, "commondir")))
+    unsafe = _reachable_by_a_commit(top, common)
+    if unsafe:
+        print(f"eco_mem.py resolve: {unsafe}; nothing was merged", file=sys.stderr)
+        return 2
     launcher = os.path.join(common, "eco-mem", "resolve.py")
-    if os.path.islink(launcher) or not os.path.isfile(launcher):
+    if not _is_plain(launcher, stat.S_ISREG):
         print(
             "eco_mem.py resolve: this clone keeps no copy of the merge code in its git dir;"
             " abort the merge, run `eco_mem.py track` on your own branch, then merge again",
@@ -71,6 +76,34 @@ def resolve_from_the_git_dir(args):
         return 2
     # -I: no PYTHONPATH, user site or current folder; -S: no .pth files.
     return subprocess.call([sys.executable, "-I", "-S", launcher, *args], cwd=top)
+
+
+def _reachable_by_a_commit(top, common):
+    """Why `common/eco-mem` may hold what a commit put there, or "" when it cannot.
+
+    write/state.py's safe_home, in this file's words: the shim imports nothing of the
+    work tree before the handover. The common git dir must lie outside the work tree
+    or in its own `.git` folder (not a link), and `eco-mem` in it be a folder, not a
+    link: a committed `.claude/skills -> ../.git` once rendered `.git/eco-mem` as a
+    link into the tracked skill, where a branch writes the `resolve.py` run here."""
+    real_top = os.path.realpath(top)
+    inside = os.path.relpath(os.path.realpath(common), real_top).split(os.sep)
+    if inside[0] != os.pardir and not (
+        inside[0] == ".git" and _is_plain(os.path.join(top, ".git"), stat.S_ISDIR)
+    ):
+        return f"the git dir of {top} lies inside its work tree, not in .git"
+    home = os.path.join(common, "eco-mem")
+    if os.path.lexists(home) and not _is_plain(home, stat.S_ISDIR):
+        return f"{home} is a link or not a folder (a link into .git rendered it?); delete it"
+    return ""
+
+
+def _is_plain(path, kind):
+    """Whether `path` itself (never a link) exists and is of `kind` (stat.S_ISDIR, S_ISREG)."""
+    try:
+        return kind(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _small(path):

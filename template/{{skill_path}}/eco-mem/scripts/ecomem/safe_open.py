@@ -341,12 +341,19 @@ def remove(root, path) -> bool:
 
 
 def make_folders(root, folder) -> None:
-    """os.makedirs for a folder that must end up inside the repository."""
+    """os.makedirs for a folder that must end up inside the repository and under no
+    `.git` folder (hooks live there): the rule `target` applies to a file, judged on
+    the real path before any folder is made, so a refused write leaves nothing behind."""
     root, folder = os.fspath(root), os.fspath(folder)
-    real = os.path.realpath(folder)
-    if not _inside(real, os.path.realpath(root)):
+    real, real_root = os.path.realpath(folder), os.path.realpath(root)
+    if not _inside(real, real_root):
         raise UnsafeTarget(
             f"{_shown(root, folder)} is, or goes through, a link leading out of the repository"
             f" (to {real}); eco-mem writes only inside it"
         )
-    os.makedirs(folder, exist_ok=True)
+    if _in_git(real, real_root):
+        raise UnsafeTarget(
+            f"{_shown(root, folder)} leads into .git (to {real}); eco-mem never writes there"
+            " through a path"
+        )
+    os.makedirs(real, exist_ok=True)  # the folders judged, not the path again

@@ -13,7 +13,7 @@ from ..experiment import is_experiment_clone
 from ..findings import ERROR, WARNING, Finding
 from ..install import track as tracking
 from ..rules import registry
-from ..rules.git_state import start_git_checks
+from ..rules.git_state import git_home_findings, start_git_checks
 from ..store.dates import parse_iso
 from ..store.load import load_store
 
@@ -72,7 +72,7 @@ def collect(
     index lists them); rules that could not run add to `notes`."""
     from ..store import stores
 
-    findings: list[Finding] = []
+    findings: list[Finding] = git_home_findings(root)
     hidden = None
     known = stores.all_stores(root)
     refused = stores.refused_stores(root)

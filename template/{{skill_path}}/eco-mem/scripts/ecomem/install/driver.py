@@ -71,8 +71,8 @@ import os
 import sys
 
 copy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "{folder}")
-if not os.path.isdir(copy):
-    print("eco_mem.py resolve: its copy of the merge code is gone; run `eco_mem.py track`", file=sys.stderr)
+if os.path.islink(copy) or not os.path.isdir(copy):  # a link could lead into the work tree
+    print("eco_mem.py resolve: its copy of the merge code is gone or a link; run `eco_mem.py track`", file=sys.stderr)
     sys.exit(2)
 sys.path.insert(0, copy)
 from ecomem.commands.resolve import main  # noqa: E402
@@ -109,7 +109,6 @@ def driver_command(stamp: str) -> str:
     from ..store.merge import ROW_MERGE_SUFFIX
 
     rows = f"%A{ROW_MERGE_SUFFIX}"  # what a row merge that stopped half way may leave
-    entry = f'"$(git rev-parse --git-common-dir)/{HOME}/{PREFIX}{stamp}/{ENTRY}"'
     # git's text merge first: rows are placed by key, so concurrent changes mostly
     # touch different lines and its answer is the row-wise one. Only when it
     # conflicts does Python start (-I: nothing from the environment or the current
@@ -117,13 +116,29 @@ def driver_command(stamp: str) -> str:
     # git's text merge is kept in the token "$t", in this work tree's git dir (no
     # commit reaches it; $$ makes it this driver's own). The copy writes its merge
     # into %A and then deletes the token: a missing token is the one sign that it
-    # finished. Any other ending (no python3, one too old, a crash, a signal) leaves
-    # git's own text merge, markers and all, in %A.
+    # finished. Any other ending (no python3, one too old, a crash, a signal, a copy
+    # refused below) leaves git's own text merge, markers and all, in %A.
+    #
+    # Before Python runs the copy, the shell itself checks where the copy really is
+    # (safe_home's rule, in builtins: no process is added). Neither `eco-mem` nor the
+    # copy's folder may be a link (a committed `.claude/skills -> ../.git` once
+    # rendered `.git/eco-mem` as a link into the tracked skill), and the copy's real
+    # path, `cd -P`, must lie outside the work tree (git runs drivers at its top) or
+    # under its real `.git` folder. Python then runs that real path, the one checked.
+    # CDPATH is dropped so `cd` goes where the path says and prints nothing.
+    # `missing` finds the stamp after "/eco-mem/merge-driver-": keep those words whole.
+    copy = f'"$(git rev-parse --git-common-dir)/{HOME}/{PREFIX}{stamp}"'
     return (
-        f't="$(git rev-parse --git-dir)/{TOKEN_PREFIX}$$";'
+        f'unset CDPATH; t="$(git rev-parse --git-dir)/{TOKEN_PREFIX}$$";'
         ' git merge-file -q -p %A %O %B > "$t" 2>/dev/null; m=$?;'
         ' if [ $m = 0 ]; then mv -f "$t" %A; exit 0; fi;'
-        f' python3 -I -S {entry} %O %A %B %P "$t"; s=$?;'
+        f' c={copy}; h="${{c%/*}}"; r=;'
+        ' if cd -P . && w=$PWD && [ ! -L "$h" ] && [ ! -L "$c" ] && cd -P "$c" 2>/dev/null;'
+        ' then r=$PWD; cd "$w" || exit 1; fi;'
+        ' case "$r/" in "$w/.git/"*) ;; "/" | "$w/"*) r= ;; esac;'
+        f' if [ -n "$r" ]; then python3 -I -S "$r/{ENTRY}" %O %A %B %P "$t"; s=$?;'
+        ' else s=1; echo "eco-mem: $c is missing, a link, or in the work tree:'
+        ' this catalog merges as text; run eco_mem.py verify" >&2; fi;'
         ' if [ ! -e "$t" ]; then [ $s = 0 ]; exit; fi;'
         f' if [ $m -lt 128 ]; then mv -f "$t" %A; fi; rm -f "$t" {rows}; exit 1'
     )
@@ -179,7 +194,9 @@ def _install(home: Path, files: dict[str, bytes]) -> None:
     import tempfile
 
     home.parent.mkdir(exist_ok=True)
-    if home.exists():  # a copy someone damaged: rebuilt
+    if home.is_symlink():  # the link itself goes, never what it leads to
+        home.unlink()
+    elif home.exists():  # a copy someone damaged: rebuilt
         shutil.rmtree(home)
     building = Path(tempfile.mkdtemp(prefix=".building-", dir=home.parent))
     try:
@@ -225,16 +242,26 @@ def ensure_driver(root: Path) -> bool:
     config = dirs[1] / "config" if dirs else None
     if config is None or not config.is_file():
         return False
+    from ..safe_open import UnsafeTarget
     from ..write.state import safe_home
 
     stamp, files = snapshot()
-    home = safe_home(root, dirs[1]) / f"{PREFIX}{stamp}"  # never through a link
     command = driver_command(stamp)
     with config.open(encoding="utf-8", errors="replace") as handle:
         configured = configured_driver(handle.read())
+    try:
+        home = safe_home(root, dirs[1]) / f"{PREFIX}{stamp}"  # never through a link
+    except UnsafeTarget as refusal:
+        # No copy is written there. But a command an older eco-mem configured runs
+        # whatever that link leads to on the next merge: it is replaced by this one,
+        # whose own check refuses the link and leaves git's text merge.
+        if configured is None or configured == command:
+            raise
+        _set_config(config, command)
+        raise UnsafeTarget(f"{refusal}; git's merge driver refuses to run until then") from None
     # Every file compared, not one stat: this runs only when a person installs on
     # purpose, and a damaged copy is then rebuilt rather than kept.
-    present = all(_holds(home / name, data) for name, data in files.items())
+    present = all(_holds_itself(home, name, data) for name, data in files.items())
     launcher = home.parent / RESOLVE
     launcher_text = RESOLVE_TEXT.format(folder=home.name).encode("utf-8")
     if configured == command and present and _holds(launcher, launcher_text):
@@ -243,18 +270,32 @@ def ensure_driver(root: Path) -> bool:
         _install(home, files)
     if not _holds(launcher, launcher_text):
         _write_whole(launcher, launcher_text)
-    if configured != command:
-        from ..git import output  # only on the first run in a clone, or after a change
-
-        # One `git config` call per key, each an atomic write under git's lock. The
-        # command first: a section holding only a name makes every merge of a
-        # catalog fatal ("lacks command line"), one without a name merges fine.
-        for key, value in (("driver", command), ("name", DRIVER_NAME)):
-            output(
-                config.parent, "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value
-            )
+    if configured != command:  # only on the first run in a clone, or after a change
+        _set_config(config, command)
     _prune(home.parent, home)
     return True
+
+
+def _set_config(config: Path, command: str) -> None:
+    """Name `command` as the driver in git's config."""
+    from ..git import output
+
+    # One `git config` call per key, each an atomic write under git's lock. The
+    # command first: a section holding only a name makes every merge of a
+    # catalog fatal ("lacks command line"), one without a name merges fine.
+    for key, value in (("driver", command), ("name", DRIVER_NAME)):
+        output(config.parent, "config", "--file", os.fspath(config), f"merge.{DRIVER}.{key}", value)
+
+
+def _holds_itself(home: Path, name: str, data: bytes) -> bool:
+    """Whether the copy's file `name` holds `data` and is reached through no link (the
+    driver's command refuses a linked copy; a link deeper down is rebuilt too)."""
+    path = home
+    for part in Path(name).parts:  # home, then each folder down, then the file
+        if path.is_symlink():
+            return False
+        path = path / part
+    return not path.is_symlink() and _holds(path, data)
 
 
 def _holds(path: Path, data: bytes) -> bool:
@@ -272,7 +313,9 @@ def _write_whole(path: Path, data: bytes) -> None:
 
 def missing(root: Path) -> bool:
     """Whether this clone lacks a working driver: no config section naming a copy, or
-    the copy it names is gone. One read of the config, one stat; nothing written."""
+    the copy it names is gone or one the driver's command refuses (a link, a git dir
+    in the work tree: verify names it). One read of the config, a few stats; nothing
+    written."""
     dirs = git_dirs(root)
     config = dirs[1] / "config" if dirs else None
     if config is None or not config.is_file():
@@ -282,8 +325,24 @@ def missing(root: Path) -> bool:
     mark = f"/{HOME}/{PREFIX}"
     if not configured or mark not in configured:
         return True
-    stamp = configured.split(mark, 1)[1].split("/", 1)[0]
-    return not (dirs[1] / HOME / f"{PREFIX}{stamp}" / ENTRY).is_file()
+    tail = configured.split(mark, 1)[1]
+    stamp = tail[: len(tail) - len(tail.lstrip("0123456789abcdef"))]
+    return _safe_copy(root, dirs[1], stamp) is None
+
+
+def _safe_copy(root: Path, common: Path, stamp: str) -> Path | None:
+    """The copy named `stamp` in `common/eco-mem`, when it is what the driver's command
+    and the launcher accept: no link from the git dir down, not in the work tree."""
+    from ..safe_open import UnsafeTarget
+    from ..write.state import safe_home
+
+    try:
+        copy = safe_home(root, common) / f"{PREFIX}{stamp}"
+    except UnsafeTarget:
+        return None
+    if not stamp or copy.is_symlink() or (copy / ENTRY).is_symlink():
+        return None
+    return copy if (copy / ENTRY).is_file() else None
 
 
 def resolve_launcher(root: Path) -> Path | None:
@@ -300,18 +359,20 @@ def resolve_launcher(root: Path) -> Path | None:
         return None
     if not launcher.is_file() or launcher.is_symlink():
         return None
-    # The copy it names must be there: without it, the launcher would only fail.
+    # The copy it names must be there and safe: else the launcher would only fail.
     text = launcher.read_text(encoding="utf-8", errors="replace")
     named = text.partition(f'"{PREFIX}')[2].partition('"')[0]
-    return launcher if named and (launcher.parent / f"{PREFIX}{named}" / ENTRY).is_file() else None
+    return launcher if _safe_copy(root, dirs[1], named) is not None else None
 
 
 def installed(root: Path) -> bool:
-    """Whether this clone has the driver: its config section, or a copy of it."""
+    """Whether this clone has the driver: its config section, a copy of it, or a link
+    where the copies go (which `remove_driver` takes out, never what it leads to)."""
     dirs = git_dirs(root)
     if dirs is None:
         return False
-    return _configured(dirs[1] / "config") or bool(_copies(dirs[1] / HOME))
+    home = dirs[1] / HOME
+    return _configured(dirs[1] / "config") or home.is_symlink() or bool(_copies(home))
 
 
 def _configured(config: Path) -> bool:
@@ -349,6 +410,17 @@ def remove_driver(root: Path) -> bool:
         )
         removed = True
     folder = dirs[1] / HOME
+    from ..safe_open import UnsafeTarget
+    from ..write.state import safe_home
+
+    try:
+        safe_home(root, dirs[1])
+    except UnsafeTarget:
+        # A link there leads where a commit writes: the link goes, never what it holds.
+        if folder.is_symlink():
+            folder.unlink()
+            removed = True
+        return removed
     if folder.is_dir():
         removed = removed or bool(_copies(folder))
         _prune(folder, None)

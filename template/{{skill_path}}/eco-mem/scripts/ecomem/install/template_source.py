@@ -112,6 +112,8 @@ def recorded(root: Path) -> str | None:
     try:
         if path:
             safe_home(root, path.parent.parent)  # a record a commit could hold trusts nothing
+            if path.is_symlink():  # nor one a link leads to
+                return None
         text = path.read_text(encoding="utf-8").strip() if path else ""
     except (OSError, UnicodeError, UsageError):
         return None

@@ -89,6 +89,42 @@ def _tracked_desks(store: Store, staged: bool, listing: GitCall, default: str) -
     return findings
 
 
+def git_home_findings(root: Path) -> list[Finding]:
+    """`<git dir>/eco-mem` a link or not a folder, or a git dir inside the work tree.
+
+    The memory commands and `track` refuse to write there, and the catalog driver
+    refuses to run a copy from there (install/driver.py), so catalogs merge as plain
+    text: said here once, where a clean verify would otherwise hide it. Read from the
+    files git keeps and an lstat or two per git dir; nothing spawned."""
+    import os
+
+    from ..git import git_dirs
+    from ..safe_open import UnsafeTarget
+    from ..write.state import HOME, safe_home
+
+    dirs = git_dirs(root)
+    for git_dir in dict.fromkeys(dirs or ()):  # the work tree's, then the common one
+        try:
+            safe_home(root, git_dir)
+        except UnsafeTarget:
+            home = git_dir / HOME
+            relative = os.path.relpath(home, root).replace(os.sep, "/")
+            shown = home.as_posix() if relative.startswith("..") else shown_path(relative)
+            if os.path.islink(home) or (os.path.lexists(home) and not home.is_dir()):
+                fix = (
+                    "is a link or not a folder (a link into .git rendered it?): delete it"
+                    f" (`rm {shown}`; a link's target is kept)"
+                )
+            else:
+                fix = "lies in a git dir inside the work tree, not in .git: move the git dir out"
+            message = (
+                f"{fix}, then run `eco_mem.py track`; until then eco-mem keeps no state there"
+                " and the catalog merge driver refuses to run (catalogs merge as plain text)"
+            )
+            return [Finding(shown, 0, "git.state-home", ERROR, message)]
+    return []
+
+
 def _refused(message: str) -> Finding:
     path, _, why = message.partition(" ")
     return Finding(path, 0, "git.refused", ERROR, why)
