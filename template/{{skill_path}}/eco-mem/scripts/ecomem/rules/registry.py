@@ -12,9 +12,8 @@ A rule added here is run by both, so a write never adds a finding verify would p
 
 from __future__ import annotations
 
-from datetime import date
-
 from ..findings import Finding
+from ..store.dates import date
 from ..store.load import Drawer, Store
 from ..store.textfile import decode
 from . import injection, personal_data, secret_shapes, transcripts
