@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -91,3 +92,48 @@ def test_the_report_writer_hands_other_values_to_json(json_out):
     assert json_out.dumps("\U0001f600\x7f\u2028\ud800", indent=2) == json.dumps(
         "\U0001f600\x7f\u2028\ud800"
     )
+
+
+# -- the text rules' fast paths agree with the slow reading they replace -----------------
+
+
+@pytest.fixture(scope="module")
+def secret_shapes(ecomem):
+    import ecomem.rules.secret_shapes
+
+    return ecomem.rules.secret_shapes
+
+
+def line_end_tokens_by_regex(lines: list[str]) -> dict[int, str]:
+    """The cut lines as the secret rule found them before: a pattern tried at every
+    digit, `_`, `~`, `:` and `-` of the text, the last word read back from each match."""
+    token_chars = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+    tails, text = {}, "\n".join(lines)
+    line, counted = 0, 0
+    for match in re.finditer(r"[0-9_~:-][A-Za-z0-9_~:-]*\n", text):
+        end = match.end() - 1
+        start = max(text.rfind(" ", max(0, end - 200), end), text.rfind("\n", 0, end)) + 1
+        word = text[start:end]
+        line += text.count("\n", counted, end)
+        counted = end
+        if 4 <= len(word) < 200 and token_chars.issuperset(word):
+            tails[line] = word
+    return tails
+
+
+LINE_PARTS = st.sampled_from(
+    ["ghp_", "sk-", "a1", "Z9", "_", "-", "~", ":", " ", "\t", "> ", "x" * 60, "é", "7", "tok"]
+)
+LINES = st.lists(st.lists(LINE_PARTS | st.text(max_size=3), max_size=12).map("".join), max_size=8)
+
+
+@settings(max_examples=500, deadline=None)
+@given(LINES)
+def test_lines_cut_inside_a_token_are_the_ones_the_old_pattern_found(secret_shapes, lines):
+    assert secret_shapes._line_end_tokens(lines) == line_end_tokens_by_regex(lines)
+
+
+def test_a_cut_line_is_found_from_its_end(secret_shapes):
+    lines = ["CI pushes with ghp_" + "a1" * 10, "b2" * 8 + " daily", "x" * 250 + "-9", "end_1"]
+    assert secret_shapes._line_end_tokens(lines) == {0: "ghp_" + "a1" * 10}
+    assert secret_shapes._line_end_tokens(lines) == line_end_tokens_by_regex(lines)
