@@ -7,6 +7,7 @@ from source on every run, while a module's bytecode is cached.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -123,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if not given:
         say_root_when_unclear(root, args.command)
+    # Every module the command needs is loaded by now, and lives until exit: the
+    # collector need not walk them again on each collection (nor at exit). That
+    # walking cost verify about 4% of its run at full caps.
+    gc.freeze()
     return run(args.command, root, args)
 
 
