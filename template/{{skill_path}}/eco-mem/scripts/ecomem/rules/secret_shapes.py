@@ -22,7 +22,7 @@ from itertools import accumulate
 
 from ..findings import ERROR, Finding
 from ..lazy_re import lazy
-from .normalise import judged_lines
+from .normalise import judged_lines, judged_lowered
 from .providers import BY_PREFIX, FAMILIES, MIN_TOKEN_LENGTH, Family
 
 FIX = "delete it from memory and rotate it; record where the secret is kept, never its value"
@@ -133,7 +133,7 @@ _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "crede
 
 def scan(path: str, lines: list[str]) -> list[Finding]:
     text, lines = judged_lines(lines)  # rules/normalise.py
-    lowered = _lower_same_length(text)
+    lowered = _lower_same_length(text, judged_lowered(lines))
     line_of = _LineIndex(text)
     hits: dict = {}  # (line, rule) -> message; one finding per family per line
 
@@ -367,9 +367,10 @@ def _real_header_value(scheme: str, value: str) -> bool:
     return len(value) >= 16 and _classes(value) >= 2 and _entropy(value) >= 3.0
 
 
-def _lower_same_length(text: str) -> str:
-    """Lowercase text whose offsets still match `text` (str.lower turns `İ` into two)."""
-    lowered = text.lower()
+def _lower_same_length(text: str, lowered: str | None = None) -> str:
+    """Lowercase text whose offsets still match `text` (str.lower turns `İ` into two);
+    `lowered` is text.lower() if it was made already."""
+    lowered = text.lower() if lowered is None else lowered
     return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
 
 
