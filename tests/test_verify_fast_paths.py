@@ -167,3 +167,43 @@ def test_the_lowered_text_the_rules_share_is_their_own_lowering(normalise, docum
         assert normalise.judged_lines(lines)[0] == text
         assert normalise.judged_lowered(lines) == text.lower()
         previous = lines
+
+
+@pytest.fixture(scope="module")
+def episodic(ecomem):
+    import ecomem.rules.episodic
+
+    return ecomem.rules.episodic
+
+
+def sections_line_by_line(episodic, lines: list[str]) -> dict:
+    """The sections of an episode as the rule read them before: SECTION on every line."""
+    found, current = {}, None
+    for number, line in enumerate(lines, 1):
+        match = episodic.SECTION.match(line)
+        name = (match.group(1) or match.group(2) or "").lower() if match else ""
+        if name in ("context", "action", "result", "lesson"):
+            current = name if name not in found else None
+            if current:
+                found[current] = (number, [(match.group(3) if match.group(2) else "") or ""])
+            continue
+        if line.startswith("#"):
+            current = None
+        elif current:
+            found[current][1].append(line)
+    return {name: (number, " ".join(text).strip()) for name, (number, text) in found.items()}
+
+
+EPISODE_LINES = st.sampled_from(
+    [
+        "# Flaky test", "## Context", "## Lesson", "### lesson:", "Lesson: one folder each",
+        "- **Result**: fixed", "* action: retried", "## Other", "#", "", "  ## Action",
+        "LESSON", "the lesson was", "İstanbul lesson:", "\u212aesson: k", "plain text",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(EPISODE_LINES | st.text(max_size=8), max_size=10))
+def test_episode_sections_found_from_their_names_are_the_ones_every_line_gave(episodic, lines):
+    assert episodic.sections(lines) == sections_line_by_line(episodic, lines)
