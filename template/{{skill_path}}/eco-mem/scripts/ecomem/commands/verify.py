@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from datetime import date
 from pathlib import Path
 
 from .. import protocol
@@ -14,7 +12,7 @@ from ..findings import ERROR, WARNING, Finding
 from ..install import track as tracking
 from ..rules import registry
 from ..rules.git_state import git_home_findings, start_git_checks
-from ..store.dates import parse_iso
+from ..store.dates import date, parse_iso
 from ..store.load import load_store
 
 HELP = "check the memory store"
@@ -42,7 +40,7 @@ exit codes:
 """
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print findings as JSON (schema below)")
     parser.add_argument(
         "--staged",
@@ -59,6 +57,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--today", metavar="YYYY-MM-DD", help="date to judge expiry by (default: today)"
     )
+
+
+# The options above, as quick_args reads them.
+QUICK_FLAGS = {"--json": "json", "--staged": "staged", "--strict": "strict"}
+QUICK_VALUES = {"--root": "root", "--default-branch": "default_branch", "--today": "today"}
+
+
+class QuickArgs:
+    """What argparse's Namespace holds for verify: the command and each option."""
+
+    def __init__(self) -> None:
+        self.command = "verify"
+        for dest in QUICK_FLAGS.values():
+            setattr(self, dest, False)
+        for dest in QUICK_VALUES.values():
+            setattr(self, dest, None)
+
+
+def quick_args(argv: list[str]) -> QuickArgs | None:
+    """verify's options read without argparse (cli.quick_args), or None to leave them
+    to argparse. Only whole option names are taken, and values that neither are empty
+    nor begin with `-`: there argparse reads the same. Anything else (--help, `--js`,
+    a missing value, an extra word) is argparse's to answer or refuse."""
+    args = QuickArgs()
+    words = iter(argv)
+    for word in words:
+        name, equals, value = word.partition("=")
+        if not equals and word in QUICK_FLAGS:
+            setattr(args, QUICK_FLAGS[word], True)
+        elif name in QUICK_VALUES:
+            value = value if equals else next(words, "")
+            if not value or value.startswith("-"):
+                return None
+            setattr(args, QUICK_VALUES[name], value)
+        else:
+            return None
+    return args
 
 
 def collect(
@@ -149,7 +184,7 @@ def stores_checked(root: Path) -> list[str]:
     return all_stores(root)
 
 
-def run(root: Path, args: argparse.Namespace) -> int:
+def run(root: Path, args) -> int:
     if is_experiment_clone(root):
         # An agent-experiment clone: record memory access times before anything is read.
         from ..experiment.atime import snapshot_before_verify
@@ -170,7 +205,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
         counts[finding.severity] += 1
     failing = counts[ERROR] + (counts[WARNING] if args.strict else 0)
     if args.json:
-        import json  # only machine readers pay for it
+        from ..json_out import dumps  # json.dumps's text, without importing json
 
         report = {
             "version": 1,
@@ -182,7 +217,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
             "findings": [finding.as_dict() for finding in findings],
             "notes": notes,
         }
-        print(json.dumps(report, indent=2))
+        print(dumps(report, indent=2))
     else:
         for finding in findings:
             print(finding.as_text())

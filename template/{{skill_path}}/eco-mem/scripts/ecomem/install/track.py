@@ -125,14 +125,16 @@ def future_entries(memory_dirs: list[str] | None = None) -> list[str]:
     ]
 
 
-def paths_to_keep(root: Path, listing: dict | None = None) -> list[str]:
+def paths_to_keep(
+    root: Path, listing: dict | None = None, folders: dict[str, str | None] | None = None
+) -> list[str]:
     """Every path that must reach git: the install, the entries, and future entry names.
 
     Folders are listed, files are never opened (verify promises to read
     nothing outside the memory folder). `listing` is what loading the stores listed
     ({folder relpath: [(name, is a folder)]}, store/load.py); a folder it lacks is
     listed here. Paths are named as git knows them (`git_name`); GitRefused when one
-    leads out of the repository.
+    leads out of the repository. `folders` is git_name's cache, to share with later calls.
     """
     listing = listing or {}
     keep = [protocol.ANSWERS_FILE]
@@ -158,7 +160,7 @@ def paths_to_keep(root: Path, listing: dict | None = None) -> list[str]:
             elif kind == FILE:
                 keep.append(f"{memory_dir}/{name}")  # e.g. a tool's ignore file
     keep += future_entries(memories)
-    folders: dict[str, str | None] = {}
+    folders = {} if folders is None else folders
     return list(dict.fromkeys(git_name(root, path, folders) for path in keep))
 
 
@@ -184,12 +186,16 @@ class IgnoreCheck:
     hiding rule tells us its next sibling will be lost.
     """
 
-    def __init__(self, root: Path, paths: list[str]) -> None:
+    def __init__(
+        self, root: Path, paths: list[str], folders: dict[str, str | None] | None = None
+    ) -> None:
         from ..git import MAX_INPUT, GitCall
 
         command = ("check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
         self._root, self._names, self._failure = root, {}, ""
-        folders: dict[str, str | None] = {}
+        # git_name's cache: a folder's real path depends on nothing but the folder, so a
+        # cache filled while the paths were named serves here too.
+        folders = {} if folders is None else folders
         try:
             for path in paths:  # git answers for its own names; the caller reads its own
                 self._names.setdefault(git_name(root, path, folders), path)
@@ -271,8 +277,12 @@ class HiddenCheck:
 
         self._root = root
         self._future = future_entries(all_stores(root))
+        # Each folder's real path is resolved once (os.path.realpath reads every part
+        # of it): the paths are named, checked and matched with one cache.
+        self._folders: dict[str, str | None] = {}
         try:
-            self._check: IgnoreCheck | GitRefused = IgnoreCheck(root, paths_to_keep(root, listing))
+            paths = paths_to_keep(root, listing, self._folders)
+            self._check: IgnoreCheck | GitRefused = IgnoreCheck(root, paths, self._folders)
         except GitRefused as refusal:  # said by findings(), where verify asks for them
             self._check = refusal
 
@@ -281,7 +291,7 @@ class HiddenCheck:
 
         if isinstance(self._check, GitRefused):
             raise self._check
-        future = dict.fromkeys(git_name(self._root, path) for path in self._future)
+        future = dict.fromkeys(git_name(self._root, path, self._folders) for path in self._future)
         findings = []
         for path, hide in sorted(self._check.hidden().items()):
             if path in future:

@@ -27,7 +27,7 @@ letters and Cyrillic lookalikes spell the same words as plain ASCII.
 from __future__ import annotations
 
 from ..lazy_re import MULTILINE, lazy
-from .normalise import judged, judged_lines
+from .normalise import judged, judged_lines, judged_lowered
 
 RULE = "injection.instruction"
 
@@ -259,13 +259,15 @@ def may_give_orders(lowered: str) -> bool:
 
 
 def scan(path: str, lines: list[str]) -> list:
+    given = lines
     joined, lines = judged_lines(lines)  # rules/normalise.py
     long_lines = {}  # 1-based line -> its length, for lines judged only in part
     if len(joined) > LONGEST_JUDGED and any(len(line) > LONGEST_JUDGED for line in lines):
         long_lines = {n: len(line) for n, line in enumerate(lines, 1) if len(line) > LONGEST_JUDGED}
         lines = [line[:LONGEST_JUDGED] for line in lines]
         joined = "\n".join(lines)
-    lowered = joined.lower()  # str.lower keeps every newline, so lines still count
+    # str.lower keeps every newline, so lines still count
+    lowered = joined.lower() if long_lines else judged_lowered(given)
     # Loosely first (a hint holding a space counts as present): most texts are done with
     # that, and it also says whether their paragraph copy could hold a hint.
     loose = _hinted(lowered, _LOOSE_PHRASES, _LOOSE_TAG_HINTS)

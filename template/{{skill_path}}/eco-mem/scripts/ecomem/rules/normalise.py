@@ -267,8 +267,9 @@ _SPACES = ("Zs", "Zl", "Zp")
 # What each non-ASCII character becomes (None: removed), filled as characters are met.
 _FOLDED: dict[str, str | None] = {}
 # The last lines judged: the four rules judge each document in turn, so three of four
-# calls find it here. (the lines given, their text judged, the judged lines)
-_LAST: list = [None, "", []]
+# calls find it here. (the lines given, their text judged, the judged lines, that text
+# lowercased or None until asked for)
+_LAST: list = [None, "", [], None]
 
 
 def judged(text: str) -> str:
@@ -305,10 +306,19 @@ def judged_lines(lines: list[str]) -> tuple[str, list[str]]:
         return _LAST[1], _LAST[2]
     joined = "\n".join(lines)
     if joined.isascii():
-        return joined, lines
-    text = judged(joined)
-    _LAST[:] = list(lines), text, text.split("\n")
+        _LAST[:] = list(lines), joined, lines, None
+    else:
+        text = judged(joined)
+        _LAST[:] = list(lines), text, text.split("\n"), None
     return _LAST[1], _LAST[2]
+
+
+def judged_lowered(lines: list[str]) -> str:
+    """`judged_lines(lines)[0].lower()`, made once for the rules that read it in turn."""
+    text = judged_lines(lines)[0]
+    if _LAST[3] is None:
+        _LAST[3] = text.lower()
+    return _LAST[3]
 
 
 def _fold(category: str, char: str) -> str | None:

@@ -12,9 +12,8 @@ A rule added here is run by both, so a write never adds a finding verify would p
 
 from __future__ import annotations
 
-from datetime import date
-
 from ..findings import Finding
+from ..store.dates import date
 from ..store.load import Drawer, Store
 from ..store.textfile import decode
 from . import injection, personal_data, secret_shapes, transcripts
@@ -48,12 +47,13 @@ def _cites(store: Store, touched: set[str] | None) -> list[Finding]:
     """Citations, read only when some entry cites: most stores have none, and verify
     should not pay for the citation modules then."""
     drawers = (store.drawers.get(name) for name in ("semantic", "procedural"))
+    # One search per entry, not a Python step per line: a line holds "cites" exactly
+    # when the entry's lines joined by newlines do.
     if not any(
-        "cites" in line
+        "cites" in "\n".join(entry.lines or ())
         for drawer in drawers
         if drawer is not None
         for entry in drawer.entries.values()
-        for line in entry.lines or ()
     ):
         return []
     from .cites import check_cites

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import re
-from datetime import date
+
+# CPython's datetime.py runs a pure-Python copy of the whole module before it replaces
+# it with the C one, `_datetime` (its `date` is this very class): loading that directly
+# saves verify about 1% of its run. Elsewhere (PyPy) the module is datetime itself.
+try:
+    from _datetime import date
+except ImportError:  # pragma: no cover - CPython has it
+    from datetime import date
 
 from ..lazy_re import lazy
 
@@ -33,11 +40,16 @@ _RELATIVE = (
 )
 
 
+# In "yesterday", "today" and every weekday: text without it is spared seven searches.
+_DAY = "day"
+
+
 def find_relative_date(text: str) -> re.Match[str] | None:
     """The first relative date ("yesterday", "last week", "3 days ago") in text, if any."""
     lowered = text.lower()
+    day = _DAY in lowered
     for hints, pattern in _RELATIVE:
-        if any(hint in lowered for hint in hints):
+        if any(hint in lowered for hint in hints if day or _DAY not in hint):
             match = pattern.search(text)
             if match:
                 return match
