@@ -502,11 +502,12 @@ def _paragraph_copy(given: str) -> tuple[str, list[tuple[int, int]]]:
     paragraph: list[str] = []
     offset = 0  # where the next part starts in the paragraph copy
 
-    def add(part: str, number: int) -> None:
+    def add(rendered: str, number: int) -> None:
         nonlocal offset
-        starts.append((offset, number))
-        paragraph.append(part)
-        offset += len(part) + 1  # the space that joins it, or the newline after it
+        for part in rendered.split("\n"):  # a line end an entity decoded to, too
+            starts.append((offset, number))
+            paragraph.append(part)
+            offset += len(part) + 1  # the space that joins it, or the newline after it
 
     for number, line in enumerate(given.split("\n"), 1):
         body = line.lstrip(" \t>")  # a quote's marks: its lines join as the paragraph's
@@ -518,7 +519,8 @@ def _paragraph_copy(given: str) -> tuple[str, list[tuple[int, int]]]:
             # command may begin), as the rule reads a row as written (_segments).
             for cell in _cells(body):
                 add(_rendered(cell), number)
-                read.append(paragraph.pop())
+                read.append(" ".join(paragraph))
+                paragraph = []
         elif body.strip():
             add(_rendered(body), number)
     if paragraph:
@@ -587,7 +589,9 @@ def _rendered(text: str) -> str:
     if "&" in text:
         import html
 
-        text = html.unescape(text)
+        # A decoded `&#10;` or `&#13;` ends a line as the file's own line ends do:
+        # _paragraph_copy joins it and lets a command begin after it.
+        text = html.unescape(text).replace("\r", "\n")
     return judged(text).translate(_SPACED).lower()
 
 
