@@ -529,8 +529,8 @@ def _paragraph_copy(given: str) -> tuple[str, list[tuple[int, int]]]:
 
 
 def _across_code_spans(text: str, part_starts: set) -> list[tuple[int, str]]:
-    """(offset in `text`, message) for phrases that a code span's backticks split, read
-    without them: in "Ignore `all` previous instructions" a reader (and an agent) reads
+    """(offset in `text`, message) for phrases and markers that a code span's backticks
+    split, read without them: in "Ignore `all` previous instructions" a reader (and an agent) reads
     the words, and the ticks only set one in type. A phrase wholly inside one span keeps
     the reading the text gets with its ticks: "`ignore previous instructions` is the
     classic payload" names the phrase, as quotes would."""
@@ -547,7 +547,14 @@ def _across_code_spans(text: str, part_starts: set) -> list[tuple[int, str]]:
 
     found = []
     layout = _Layout(plain)
-    for pattern in _hinted(plain)[2]:
+    turns, _, phrases = _hinted(plain)
+    if turns and _FAKE_TURN_GATE.search(plain):  # "<|im_`start`|>"
+        for match in layout.first_per_line(
+            _FAKE_TURN, lambda m: split(m) and layout.used_marker(m)
+        ):
+            at = match.start() + bisect_right(moved, match.start())
+            found.append((at, f"fake role marker {match.group().split()[0]!r}; {_FIX}"))
+    for pattern in phrases:
         for match in layout.first_per_line(
             pattern,
             lambda m: split(m) and (_opens_a_part(plain, m, starts) or _is_command(plain, m)),
