@@ -300,6 +300,7 @@ RENDERED_FRAGMENTS += ["<q>", "</Q>", "<br>", "<!-- ", "&#8203;", "&zwnj;", "&#1
 RENDERED_FRAGMENTS += ["`", "\\", "| ", "\\|", "\u200b", "\u00ad", "<A href='x'>"]
 RENDERED_FRAGMENTS += ["Ig", "nore ", "instruc", "tions", "sy", "stem>"]  # for ticks to split
 RENDERED_FRAGMENTS += ["&#10;", "&#13;"]  # decoded line ends
+RENDERED_FRAGMENTS += ["<span", "class='x'>", "</span"]  # tags across lines
 RENDERED_LINES = st.lists(
     st.lists(st.sampled_from(RENDERED_FRAGMENTS), max_size=8).map("".join), max_size=6
 )

@@ -432,6 +432,24 @@ _HIDDEN = lazy(
     r"|\]\([^()\n]{0,500}\)",
     MULTILINE,  # `$` ends an open comment at its line's end, as in a line rendered alone
 )
+# A tag may hold a line end where it holds a space (CommonMark allows one, not a blank
+# line): such a tag is hidden before the text is split into lines, and leaves only its
+# line ends, so each line keeps its number and the paragraph joins there with a space.
+_TAG_ACROSS_LINES = lazy(
+    r"</?[A-Za-z][A-Za-z0-9-]{0,40}"
+    r"(?:(?=[ \t\n])[ \t]*(?:\n[ \t]*)?[A-Za-z_:][A-Za-z0-9_.:-]{0,40}"
+    r"(?:[ \t]*(?:\n[ \t]*)?=[ \t]*(?:\n[ \t]*)?"
+    r"(?:[^ \t\n\"'=<>`]{1,200}|'[^'<>]{0,200}'|\"[^\"<>]{0,200}\"))?){0,20}"
+    r"[ \t]*(?:\n[ \t]*)?/?>"
+)
+
+
+def _line_ends_only(match) -> str:
+    """A tag that spans lines, as its line ends; any other is left to _HIDDEN."""
+    tag = match.group()
+    return "\n" * tag.count("\n") if "\n" in tag else tag
+
+
 # Tags a browser draws as a break between words (a line break, a block, a list item, a
 # table cell): read as a space. Any other tag, known or not, draws nothing where it stands.
 _BREAKING_TAGS = frozenset((
@@ -452,6 +470,8 @@ def _paragraph_findings(given: str, joined: str) -> list[tuple[int, str]]:
     `given` is the text as written, `joined` the same text judged (rules/normalise.py)."""
     if not any(mark in joined for mark in _MARKUP_HINTS):
         return []
+    if "<" in given and "\n" in given:
+        given = _TAG_ACROSS_LINES.sub(_line_ends_only, given)
     # The whole text rendered at once first: if no phrase could be spelled, most entries
     # are done with a few passes in C, and each paragraph is left unread.
     turns, _, phrases = _hinted(_rendered_whole(given))
