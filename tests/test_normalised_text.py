@@ -88,18 +88,20 @@ def test_judging_never_adds_or_removes_a_line(normalise, text):
 
 @settings(max_examples=300, deadline=None)
 @given(st.text())
-def test_the_spaced_reading_changes_only_format_characters(normalise, text):
-    """format_characters_as_spaces (the injection rule's second reading) puts a space
-    where judged() removes a format character, and touches nothing else: not a line
-    end, not a tag character (read as the ASCII it copies)."""
+def test_the_format_characters_are_what_judging_removes(normalise, text):
+    """format_characters (what the injection rule reads a second way, as spaces) names
+    exactly the characters judged() drops as format characters: never a tag character
+    (read as the ASCII it copies) nor anything else."""
     import unicodedata
 
-    spaced = normalise.format_characters_as_spaces(text)
-    assert len(spaced) == len(text) and spaced.count("\n") == text.count("\n")
-    for before, after in zip(text, spaced):
-        if before != after:
-            assert after == " " and unicodedata.category(before) == "Cf"
-            assert not 0xE0020 <= ord(before) <= 0xE007E
+    expected = {
+        char
+        for char in text
+        if unicodedata.category(char) == "Cf" and not 0xE0020 <= ord(char) <= 0xE007E
+    }
+    assert normalise.format_characters(text) == expected
+    for char in expected:
+        assert char not in normalise.judged(char)
 
 
 # -- injection: the gate refuses, verify reports --------------------------------------

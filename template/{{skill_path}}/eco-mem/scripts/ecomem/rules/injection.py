@@ -27,7 +27,7 @@ letters and Cyrillic lookalikes spell the same words as plain ASCII.
 from __future__ import annotations
 
 from ..lazy_re import MULTILINE, lazy
-from .normalise import format_characters_as_spaces, judged, judged_lines
+from .normalise import format_characters, judged, judged_lines
 
 RULE = "injection.instruction"
 
@@ -302,43 +302,109 @@ def may_give_orders(lowered: str) -> bool:
 
 def scan(path: str, lines: list[str]) -> list:
     found = _scan(path, lines)
-    # A format character is read as nothing (what "ig\u200bnore" hides) and, here, also
-    # as a space (what "previous&#8203;instructions" hides): both are what a reader sees.
-    spaced = _format_characters_spaced(lines)
-    if spaced is None:
+    readings = _format_character_readings(lines)  # none for nearly every text
+    if not readings:
         return found
     judged_at = {finding.line for finding in found}
-    more = [finding for finding in _scan(path, spaced) if finding.line not in judged_at]
+    more = []
+    for reading, words in readings:
+        for finding in _scan(path, reading, words):
+            if finding.line not in judged_at:
+                judged_at.add(finding.line)
+                more.append(finding)
     return sorted(found + more, key=lambda finding: finding.line) if more else found
 
 
-def _format_characters_spaced(lines: list[str]) -> list[str] | None:
-    """The lines with every format character, typed or as an entity, read as a space;
-    None when they hold none (nearly every text: ASCII without `&`)."""
+def _format_character_readings(lines: list[str]) -> list[tuple[list[str], bool]]:
+    """The other readings of lines that hold format characters, typed or as entities.
+
+    judged() reads each as nothing, which is what "ig\u200bnore" hides; but one may as
+    well stand for a space, "previous&#8203;instructions". So the lines are judged again
+    with each one a space, and, when they hold two or more (one may be of each kind, as
+    in "previous\u200binstru\u200bctions"), with each a space only where it stands
+    between two words the rule is spelled with (_between_words). Each reading is
+    (its lines, whether the paragraph copy chooses the same way once markup is gone).
+    """
     joined = "\n".join(lines)
     if joined.isascii() and "&" not in joined:
-        return None
-    spaced = format_characters_as_spaces(joined)
-    if "&" in spaced:
-        spaced = _ENTITY.sub(_entity_spaced, spaced)
-    return None if spaced == joined else spaced.split("\n")
+        return []
+    typed = _ENTITY.sub(_entity_as_format_character, joined) if "&" in joined else joined
+    found = format_characters(typed)
+    if not found:
+        return []
+    readings = [(typed.translate(dict.fromkeys(map(ord, found), " ")).split("\n"), False)]
+    if len(typed) - len(typed.translate(dict.fromkeys(map(ord, found)))) > 1:
+        readings.append((typed.split("\n"), True))
+    return readings
 
 
 # What html.unescape decodes: numeric (decimal, hex) and named, the `;` optional as there.
 _ENTITY = lazy(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 
 
-def _entity_spaced(match) -> str:
-    """An entity that decodes to a format character, as a space; any other as written."""
+def _entity_as_format_character(match) -> str:
+    """An entity that decodes to format characters, as them; any other as written."""
     import html
 
     decoded = html.unescape(match.group())
-    spaced = format_characters_as_spaces(decoded)
-    return spaced if spaced != decoded else match.group()
+    return decoded if format_characters(decoded) else match.group()
 
 
-def _scan(path: str, lines: list[str]) -> list:
+_WORDS: set = set()  # the words of the phrase patterns, filled on first use
+_LONGEST_WORD = 16
+
+
+def _between_words(text: str, characters: set) -> str:
+    """`text` with each of its format `characters` a space where the letters before it
+    end a word of the phrase patterns and the letters after it (through any more of
+    them) begin one, and removed elsewhere: "previous instructions", "instructions"."""
+    if not characters:
+        return text
+    import re
+
+    if not _WORDS:
+        for _, pattern in _PHRASES:
+            _WORDS.update(re.findall(r"[a-z]{2,}", pattern.source))
+        _WORDS.update([word[:-1] for word in _WORDS if word.endswith("s")])
+    pieces = re.split("([" + re.escape("".join(sorted(characters))) + "])", text)
+    out, tail = [pieces[0]], pieces[0][-_LONGEST_WORD:]
+    for index in range(2, len(pieces), 2):
+        ahead = "".join(pieces[index : index + 2 * _LONGEST_WORD : 2])[:_LONGEST_WORD]
+        before, after = _letters(tail[::-1])[::-1], _letters(ahead)
+        out += [" " if _word_break(before, after) else "", pieces[index]]
+        tail = (tail + out[-2] + pieces[index])[-_LONGEST_WORD:]
+    return "".join(out)
+
+
+def _word_break(before: str, after: str) -> bool:
+    """Whether the letters `before` end a word and those `after` begin one, and no word
+    that runs across the break takes more of `before` ("igno|re" is one word, and
+    "ignore|all" two, though "re|al" spells "real")."""
+    ending = max((k for k in range(2, len(before) + 1) if before[-k:] in _WORDS), default=0)
+    if not ending or not any(after[:k] in _WORDS for k in range(2, len(after) + 1)):
+        return False
+    return not any(
+        before[-k:] + after[:j] in _WORDS
+        for k in range(ending, len(before) + 1)
+        for j in range(1, len(after) + 1)
+    )
+
+
+def _letters(text: str) -> str:
+    """The letters `text` opens with, lowercased."""
+    end = 0
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    return text[:end].lower()
+
+
+def _scan(path: str, lines: list[str], words: bool = False) -> list:
+    """The findings in `lines`; with `words`, each format character in them is a space
+    only between two words (_between_words), in the text and in its paragraph copy."""
     given = lines  # as written: the paragraph copy renders these
+    if words:
+        text = "\n".join(lines)
+        lines = _between_words(text, format_characters(text)).split("\n")
     joined, lines = judged_lines(lines)  # rules/normalise.py
     long_lines = {}  # 1-based line -> its length, for lines judged only in part
     if len(joined) > LONGEST_JUDGED and any(len(line) > LONGEST_JUDGED for line in lines):
@@ -388,7 +454,8 @@ def _scan(path: str, lines: list[str]) -> list:
     for line, message in _first_per_line(lowered, found):
         first.setdefault(origin[line - 1] if origin else line, message)
     # The same text as a reader sees it rendered: each paragraph one line, markup gone.
-    for line, message in _paragraph_findings("\n".join(given), joined) if copy_may_hint else ():
+    copy = _paragraph_findings("\n".join(given), joined, words) if copy_may_hint else ()
+    for line, message in copy:
         first.setdefault(line, message)
 
     if not (first or long_lines):
@@ -465,7 +532,7 @@ _SPACED = str.maketrans(
 )
 
 
-def _paragraph_findings(given: str, joined: str) -> list[tuple[int, str]]:
+def _paragraph_findings(given: str, joined: str, words: bool = False) -> list[tuple[int, str]]:
     """(line, message) for phrases that only a paragraph read as rendered text spells.
     `given` is the text as written, `joined` the same text judged (rules/normalise.py)."""
     if not any(mark in joined for mark in _MARKUP_HINTS):
@@ -474,10 +541,10 @@ def _paragraph_findings(given: str, joined: str) -> list[tuple[int, str]]:
         given = _TAG_ACROSS_LINES.sub(_line_ends_only, given)
     # The whole text rendered at once first: if no phrase could be spelled, most entries
     # are done with a few passes in C, and each paragraph is left unread.
-    turns, _, phrases = _hinted(_rendered_whole(given))
+    turns, _, phrases = _hinted(_rendered_whole(given, words))
     if not (turns or phrases):
         return []
-    text, starts = _paragraph_copy(given)
+    text, starts = _paragraph_copy(given, words)
     if text == joined.lower() and "`" not in text:
         return []  # rendered as written: nothing that the text as written did not show
     turns, _, phrases = _hinted(text)
@@ -508,14 +575,14 @@ def _paragraph_findings(given: str, joined: str) -> list[tuple[int, str]]:
 _LINE_JOIN = lazy(r"\n[ \t>]*")
 
 
-def _rendered_whole(given: str) -> str:
+def _rendered_whole(given: str, words: bool = False) -> str:
     """The text rendered at once, its lines joined as a paragraph joins them and its
     ticks dropped (as _across_code_spans reads it): it holds every hint that any part of
     the paragraph copy holds (tests/test_transcripts_injection.py holds that)."""
-    return _LINE_JOIN.sub(" ", _rendered(given)).replace("`", "")
+    return _LINE_JOIN.sub(" ", _rendered(given, words)).replace("`", "")
 
 
-def _paragraph_copy(given: str) -> tuple[str, list[tuple[int, int]]]:
+def _paragraph_copy(given: str, words: bool = False) -> tuple[str, list[tuple[int, int]]]:
     """(the text rendered, each paragraph one line and each table cell one line; the
     (offset in it, 1-based line in `given`) where each part starts)."""
     read, starts = [], []
@@ -538,11 +605,11 @@ def _paragraph_copy(given: str) -> tuple[str, list[tuple[int, int]]]:
             # A table row renders as cells, each read as if it began a line (where a
             # command may begin), as the rule reads a row as written (_segments).
             for cell in _cells(body):
-                add(_rendered(cell), number)
+                add(_rendered(cell, words), number)
                 read.append(" ".join(paragraph))
                 paragraph = []
         elif body.strip():
-            add(_rendered(body), number)
+            add(_rendered(body, words), number)
     if paragraph:
         read.append(" ".join(paragraph))
     return "\n".join(read), starts
@@ -607,7 +674,7 @@ def _starts_block(line: str) -> bool:
     return digits > 0 and line[digits : digits + 2] in (". ", ") ")
 
 
-def _rendered(text: str) -> str:
+def _rendered(text: str, words: bool = False) -> str:
     """Text as written, as a reader sees it rendered, judged and lowercased (see
     _paragraph_findings). Markup is found in the text as written, as a renderer finds it,
     so `&lt;` never opens a tag; entities are decoded before the text is normalised."""
@@ -619,6 +686,9 @@ def _rendered(text: str) -> str:
         # A decoded `&#10;` or `&#13;` ends a line as the file's own line ends do:
         # _paragraph_copy joins it and lets a command begin after it.
         text = html.unescape(text).replace("\r", "\n")
+    if words:  # with the marks gone, the letters either side of a format character meet
+        text = text.translate(_SPACED).replace("`", "")
+        text = _between_words(text, format_characters(text))
     return judged(text).translate(_SPACED).lower()
 
 

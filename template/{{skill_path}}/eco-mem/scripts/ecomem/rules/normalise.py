@@ -311,26 +311,25 @@ def judged_lines(lines: list[str]) -> tuple[str, list[str]]:
     return _LAST[1], _LAST[2]
 
 
-def format_characters_as_spaces(text: str) -> str:
-    """`text` with each format character (category Cf, not a tag character) a space.
+def format_characters(text: str) -> set[str]:
+    """The format characters (category Cf, not tag characters) that `text` holds.
 
     `judged` removes them, which reads "ig\u200bnore" as the word it hides. But a
     zero-width space (or joiner, or soft hyphen) may also stand where a space would,
     "previous\u200binstructions", and a reader, or a model, reads two words there: a
-    rule that must not miss either reading judges this copy as well.
+    rule that must not miss either reading judges the text with them as spaces too.
     """
     if text.isascii():
-        return text
+        return set()
     import unicodedata
 
-    table = {
-        ord(char): " "
+    return {
+        char
         for char in set(text)
         if not char.isascii()
         and ord(char) not in _TAG_CHARACTERS
         and unicodedata.category(char) == "Cf"
     }
-    return text.translate(table) if table else text
 
 
 def _fold(category: str, char: str) -> str | None:
