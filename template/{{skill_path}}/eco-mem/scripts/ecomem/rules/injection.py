@@ -355,9 +355,9 @@ _LONGEST_WORD = 16
 
 
 def _between_words(text: str, characters: set) -> str:
-    """`text` with each of its format `characters` a space where the letters before it
-    end a word of the phrase patterns and the letters after it (through any more of
-    them) begin one, and removed elsewhere: "previous instructions", "instructions"."""
+    """`text` with each of its format `characters` a space where it breaks two words of
+    the phrase patterns (_word_break, reading the letters after it through any more of
+    them), and removed elsewhere: "previous instructions", "instructions"."""
     if not characters:
         return text
     import re
