@@ -4,7 +4,7 @@ and notes that merely discuss either stay quiet."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 
@@ -294,6 +294,13 @@ def test_an_order_spelled_only_as_rendered_is_found(injection, text):
 
 
 RENDERED_FRAGMENTS = [*FRAGMENTS, "-", "_", "all", "Disregard ", "you were told", "New ", ":"]
+# markup a renderer hides or decodes: tags of any name and case, entities of format
+# characters, code-span ticks, backslash escapes, table cells, typed format characters
+RENDERED_FRAGMENTS += ["<q>", "</Q>", "<br>", "<!-- ", "&#8203;", "&zwnj;", "&#173;", "&lt;"]
+RENDERED_FRAGMENTS += ["`", "\\", "| ", "\\|", "\u200b", "\u00ad", "<A href='x'>"]
+RENDERED_FRAGMENTS += ["Ig", "nore ", "instruc", "tions", "sy", "stem>"]  # for ticks to split
+RENDERED_FRAGMENTS += ["&#10;", "&#13;"]  # decoded line ends
+RENDERED_FRAGMENTS += ["<span", "class='x'>", "</span"]  # tags across lines
 RENDERED_LINES = st.lists(
     st.lists(st.sampled_from(RENDERED_FRAGMENTS), max_size=8).map("".join), max_size=6
 )
@@ -306,5 +313,20 @@ def test_the_paragraph_copy_is_skipped_only_where_it_finds_nothing(injection, li
 
     joined, _ = judged_lines(lines)
     loose = injection._hinted(joined.lower(), injection._LOOSE_PHRASES, injection._LOOSE_TAG_HINTS)
-    if not (loose[0] or loose[2] or any(c in joined for c in injection._DELETED_BY_RENDERING)):
-        assert injection._paragraph_findings(joined) == []
+    if not injection._copy_may_hint(joined, loose):
+        assert injection._paragraph_findings("\n".join(lines), joined) == []
+
+
+@settings(max_examples=300)
+@given(lines=RENDERED_LINES)
+@example(lines=["x <", "> |im_start|>"])  # a quote's marks join its lines
+def test_the_text_rendered_whole_hints_at_whatever_its_paragraphs_spell(injection, lines):
+    """The paragraph copy is made only when the text rendered whole holds a hint
+    (_rendered_whole): so the copy must hold none that it lacks."""
+    given = "\n".join(lines)
+    copy, _ = injection._paragraph_copy(given)
+    whole = injection._hinted(injection._rendered_whole(given))
+    for read in (copy, copy.replace("`", "")):
+        turns, _, phrases = injection._hinted(read)
+        assert not turns or whole[0]
+        assert set(phrases) <= set(whole[2])

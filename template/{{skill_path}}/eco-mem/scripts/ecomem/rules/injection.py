@@ -27,7 +27,7 @@ letters and Cyrillic lookalikes spell the same words as plain ASCII.
 from __future__ import annotations
 
 from ..lazy_re import MULTILINE, lazy
-from .normalise import judged, judged_lines, judged_lowered
+from .normalise import format_characters, judged, judged_lines, judged_lowered
 
 RULE = "injection.instruction"
 
@@ -245,11 +245,53 @@ _LOOSE_PHRASES = tuple(
     (tuple(_spaced_as_present(group) for group in needs), pattern) for needs, pattern in _PHRASES
 )
 _LOOSE_TAG_HINTS = _spaced_as_present(_TAG_HINTS)
-# The characters rendering deletes (_rendered: emphasis, brackets, entities, tags). Text
-# without them renders in place, `-`, `_` and newlines turned into spaces, and lowercased,
-# so its paragraph copy holds a hint only where the text holds it, or the hint holds a
-# space: then the loose hints of the text itself say whether the copy is worth making.
-_DELETED_BY_RENDERING = "*~[]&<"
+# The characters rendering deletes (_rendered: emphasis, brackets, backslash escapes,
+# entities, tags). Text without them renders in place, `-`, `_` and newlines turned into
+# spaces, table cells split onto lines of their own, code-span ticks dropped, and
+# lowercased, so its paragraph copy holds a hint only where the text without ticks holds
+# it, or the hint holds a space: then the loose hints of that text say whether the copy
+# is worth making (_copy_may_hint).
+_DELETED_BY_RENDERING = "*~[]&<\\"
+
+
+def _copy_may_hint(joined: str, loose: tuple) -> bool:
+    """Whether the paragraph copy of a judged text may hold a hint; `loose` is what
+    the loose hints found in the text."""
+    if loose[0] or loose[2] or any(char in joined for char in _DELETED_BY_RENDERING):
+        return True
+    if "`" not in joined or not _ticks_split_a_hint(joined):
+        return False
+    unticked = _hinted(joined.lower().replace("`", ""), _LOOSE_PHRASES, _LOOSE_TAG_HINTS)
+    return bool(unticked[0] or unticked[2])
+
+
+# Every character a hint without a space is spelled with: dropping ticks makes a new hint
+# only where a run of them stood between two of these ("ig`nore`", not "`make build`").
+_HINT_CHARACTERS = frozenset(
+    "".join(
+        hint
+        for hints in (
+            _FAKE_TURN_HINTS,
+            _TAG_HINTS,
+            *(group for needs, _ in _PHRASES for group in needs),
+        )
+        for hint in hints
+        if " " not in hint and "\t" not in hint
+    )
+)
+
+
+def _ticks_split_a_hint(text: str) -> bool:
+    """Whether a run of backticks stands between two characters of _HINT_CHARACTERS."""
+    at = text.find("`")
+    while at != -1:
+        end = at + 1
+        while text[end : end + 1] == "`":
+            end += 1
+        if at and end < len(text) and {text[at - 1].lower(), text[end].lower()} <= _HINT_CHARACTERS:
+            return True
+        at = text.find("`", end)
+    return False
 
 
 def may_give_orders(lowered: str) -> bool:
@@ -259,22 +301,125 @@ def may_give_orders(lowered: str) -> bool:
 
 
 def scan(path: str, lines: list[str]) -> list:
-    given = lines
-    joined, lines = judged_lines(lines)  # rules/normalise.py
+    found = _scan(path, lines)
+    readings = _format_character_readings(lines)  # none for nearly every text
+    if not readings:
+        return found
+    judged_at = {finding.line for finding in found}
+    more = []
+    for reading, words in readings:
+        for finding in _scan(path, reading, words):
+            if finding.line not in judged_at:
+                judged_at.add(finding.line)
+                more.append(finding)
+    return sorted(found + more, key=lambda finding: finding.line) if more else found
+
+
+def _format_character_readings(lines: list[str]) -> list[tuple[list[str], bool]]:
+    """The other readings of lines that hold format characters, typed or as entities.
+
+    judged() reads each as nothing, which is what "ig\u200bnore" hides; but one may as
+    well stand for a space, "previous&#8203;instructions". So the lines are judged again
+    with each one a space, and, when they hold two or more (one may be of each kind, as
+    in "previous\u200binstru\u200bctions"), with each a space only where it stands
+    between two words the rule is spelled with (_between_words). Each reading is
+    (its lines, whether the paragraph copy chooses the same way once markup is gone).
+    """
+    joined = "\n".join(lines)
+    if joined.isascii() and "&" not in joined:
+        return []
+    typed = _ENTITY.sub(_entity_as_format_character, joined) if "&" in joined else joined
+    found = format_characters(typed)
+    if not found:
+        return []
+    readings = [(typed.translate(dict.fromkeys(map(ord, found), " ")).split("\n"), False)]
+    if len(typed) - len(typed.translate(dict.fromkeys(map(ord, found)))) > 1:
+        readings.append((typed.split("\n"), True))
+    return readings
+
+
+# What html.unescape decodes: numeric (decimal, hex) and named, the `;` optional as there.
+_ENTITY = lazy(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
+
+
+def _entity_as_format_character(match) -> str:
+    """An entity that decodes to format characters, as them; any other as written."""
+    import html
+
+    decoded = html.unescape(match.group())
+    return decoded if format_characters(decoded) else match.group()
+
+
+_WORDS: set = set()  # the words of the phrase patterns, filled on first use
+_LONGEST_WORD = 16
+
+
+def _between_words(text: str, characters: set) -> str:
+    """`text` with each of its format `characters` a space where it breaks two words of
+    the phrase patterns (_word_break, reading the letters after it through any more of
+    them), and removed elsewhere: "previous instructions", "instructions"."""
+    if not characters:
+        return text
+    import re
+
+    if not _WORDS:
+        for _, pattern in _PHRASES:
+            _WORDS.update(re.findall(r"[a-z]{2,}", pattern.source))
+        _WORDS.update([word[:-1] for word in _WORDS if word.endswith("s")])
+    pieces = re.split("([" + re.escape("".join(sorted(characters))) + "])", text)
+    out, tail = [pieces[0]], pieces[0][-_LONGEST_WORD:]
+    for index in range(2, len(pieces), 2):
+        ahead = "".join(pieces[index : index + 2 * _LONGEST_WORD : 2])[:_LONGEST_WORD]
+        before, after = _letters(tail[::-1])[::-1], _letters(ahead)
+        out += [" " if _word_break(before, after) else "", pieces[index]]
+        tail = (tail + out[-2] + pieces[index])[-_LONGEST_WORD:]
+    return "".join(out)
+
+
+def _word_break(before: str, after: str) -> bool:
+    """Whether the letters `before` end a word and those `after` begin one, and no word
+    that runs across the break takes more of `before` ("igno|re" is one word, and
+    "ignore|all" two, though "re|al" spells "real")."""
+    ending = max((k for k in range(2, len(before) + 1) if before[-k:] in _WORDS), default=0)
+    if not ending or not any(after[:k] in _WORDS for k in range(2, len(after) + 1)):
+        return False
+    return not any(
+        before[-k:] + after[:j] in _WORDS
+        for k in range(ending, len(before) + 1)
+        for j in range(1, len(after) + 1)
+    )
+
+
+def _letters(text: str) -> str:
+    """The letters `text` opens with, lowercased."""
+    end = 0
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    return text[:end].lower()
+
+
+def _scan(path: str, lines: list[str], words: bool = False) -> list:
+    """The findings in `lines`; with `words`, each format character in them is a space
+    only between two words (_between_words), in the text and in its paragraph copy."""
+    given = lines  # as written: the paragraph copy renders these
+    if words:
+        text = "\n".join(lines)
+        lines = _between_words(text, format_characters(text)).split("\n")
+    read = lines  # what is judged: the shared lowered copy is of these
+    joined, lines = judged_lines(read)  # rules/normalise.py
     long_lines = {}  # 1-based line -> its length, for lines judged only in part
     if len(joined) > LONGEST_JUDGED and any(len(line) > LONGEST_JUDGED for line in lines):
         long_lines = {n: len(line) for n, line in enumerate(lines, 1) if len(line) > LONGEST_JUDGED}
         lines = [line[:LONGEST_JUDGED] for line in lines]
+        given = [line[:LONGEST_JUDGED] for line in given]
         joined = "\n".join(lines)
     # str.lower keeps every newline, so lines still count
-    lowered = joined.lower() if long_lines else judged_lowered(given)
+    lowered = joined.lower() if long_lines else judged_lowered(read)
     # Loosely first (a hint holding a space counts as present): most texts are done with
     # that, and it also says whether their paragraph copy could hold a hint.
     loose = _hinted(lowered, _LOOSE_PHRASES, _LOOSE_TAG_HINTS)
     turns, roles, phrases = _hinted(lowered) if loose[0] or loose[2] else loose
-    copy_may_hint = bool(loose[0] or loose[2]) or any(
-        char in joined for char in _DELETED_BY_RENDERING
-    )
+    copy_may_hint = _copy_may_hint(joined, loose)
     if not (
         turns or roles or phrases or long_lines or any(mark in lowered for mark in _MARKUP_HINTS)
     ):
@@ -311,7 +456,8 @@ def scan(path: str, lines: list[str]) -> list:
     for line, message in _first_per_line(lowered, found):
         first.setdefault(origin[line - 1] if origin else line, message)
     # The same text as a reader sees it rendered: each paragraph one line, markup gone.
-    for line, message in _paragraph_findings(joined) if copy_may_hint else ():
+    copy = _paragraph_findings("\n".join(given), joined, words) if copy_may_hint else ()
+    for line, message in copy:
         first.setdefault(line, message)
 
     if not (first or long_lines):
@@ -331,47 +477,78 @@ def scan(path: str, lines: list[str]) -> list:
 
 
 # Markdown joins the lines of a paragraph and hides its markup, so "Ignore all\nprevious
-# instructions", "Ignore **all** previous instructions", "Ignore <!-- --> previous",
-# "&#73;gnore" and "ignore-previous-instructions" read as the order they spell. Each
-# paragraph is judged again as one line: entities decoded, comments, formatting tags and
-# emphasis removed, dashes and underscores read as spaces, link targets dropped.
-_MARKUP_HINTS = "\n&*_-<[~"
+# instructions", "Ignore **all** previous instructions", "Ignore <q>all</q> previous",
+# "Ignore <!-- --> previous", "&#73;gnore", "Ignore `all` previous" and
+# "ignore-previous-instructions" read as the order they spell. Each paragraph is judged
+# again as one line the way it renders: a table row's cells each a line of their own,
+# comments and tags of any name hidden, entities decoded, then normalised (so what an
+# entity decodes to is judged like a typed character), emphasis and escapes gone, dashes
+# and underscores read as spaces, link targets dropped.
+_MARKUP_HINTS = "\n&*_-<[~`\\"
 _BLOCK_MARKS = ("- ", "* ", "+ ", "-\t", "*\t", "+\t", "#", "|", "```", "~~~")
-_INLINE_MARKUP = lazy(
-    r"<!--.*?(?:-->|$)|-->|</?(?:b|i|u|s|em|strong|mark|span|font|sup|sub|small|big|ins|del"
-    r"|strike|tt|kbd|abbr|a|br|wbr|nobr)\b[^<>\n]{0,200}>|\]\([^()\n]{0,500}\)"
+# What a renderer hides, read as CommonMark reads raw HTML: a comment (one left open runs
+# to the line end), processing instruction, declaration or CDATA section; a closing tag;
+# an opening tag of any name in any case, with attributes as CommonMark spells them; and a
+# link's target. No part crosses a line end and every repeat is bounded: the scan of a
+# line is linear, and a text rendered whole is its lines rendered one by one.
+_HIDDEN = lazy(
+    r"<!--.*?(?:-->|$)|-->|<\?.*?(?:\?>|$)|<!\[CDATA\[.*?(?:\]\]>|$)|<![A-Za-z][^<>\n]{0,200}>"
+    r"|</(?P<closing>[A-Za-z][A-Za-z0-9-]{0,40})[ \t]*>"
+    r"|<(?P<opening>[A-Za-z][A-Za-z0-9-]{0,40})"
+    r"(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]{0,40}"
+    r"(?:[ \t]*=[ \t]*(?:[^ \t\n\"'=<>`]{1,200}|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"))?){0,20}"
+    r"[ \t]*/?>"
+    r"|\]\([^()\n]{0,500}\)",
+    MULTILINE,  # `$` ends an open comment at its line's end, as in a line rendered alone
 )
-_SPACED = str.maketrans({"*": None, "~": None, "[": None, "]": None, "-": " ", "_": " "})
+# A tag may hold a line end where it holds a space (CommonMark allows one, not a blank
+# line): such a tag is hidden before the text is split into lines, and leaves only its
+# line ends, so each line keeps its number and the paragraph joins there with a space.
+_TAG_ACROSS_LINES = lazy(
+    r"</?[A-Za-z][A-Za-z0-9-]{0,40}"
+    r"(?:(?=[ \t\n])[ \t]*(?:\n[ \t]*)?[A-Za-z_:][A-Za-z0-9_.:-]{0,40}"
+    r"(?:[ \t]*(?:\n[ \t]*)?=[ \t]*(?:\n[ \t]*)?"
+    r"(?:[^ \t\n\"'=<>`]{1,200}|'[^'<>]{0,200}'|\"[^\"<>]{0,200}\"))?){0,20}"
+    r"[ \t]*(?:\n[ \t]*)?/?>"
+)
 
 
-def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
-    """(line, message) for phrases that only a paragraph read as rendered text spells."""
+def _line_ends_only(match) -> str:
+    """A tag that spans lines, as its line ends; any other is left to _HIDDEN."""
+    tag = match.group()
+    return "\n" * tag.count("\n") if "\n" in tag else tag
+
+
+# Tags a browser draws as a break between words (a line break, a block, a list item, a
+# table cell): read as a space. Any other tag, known or not, draws nothing where it stands.
+_BREAKING_TAGS = frozenset((
+    "br", "hr", "p", "div", "li", "ul", "ol", "dl", "dt", "dd", "table", "caption", "thead",
+    "tbody", "tfoot", "tr", "td", "th", "blockquote", "pre", "h1", "h2", "h3", "h4", "h5",
+    "h6", "section", "article", "aside", "header", "footer", "nav", "main", "figure",
+    "figcaption", "details", "summary", "address", "fieldset", "legend", "form", "option",
+    "optgroup", "dialog", "menu", "center", "hgroup", "search", "title", "body", "html",
+    "head",
+))  # fmt: skip
+_SPACED = str.maketrans(
+    {"*": None, "~": None, "[": None, "]": None, "\\": None, "-": " ", "_": " "}
+)
+
+
+def _paragraph_findings(given: str, joined: str, words: bool = False) -> list[tuple[int, str]]:
+    """(line, message) for phrases that only a paragraph read as rendered text spells.
+    `given` is the text as written, `joined` the same text judged (rules/normalise.py)."""
     if not any(mark in joined for mark in _MARKUP_HINTS):
         return []
+    if "<" in given and "\n" in given:
+        given = _TAG_ACROSS_LINES.sub(_line_ends_only, given)
     # The whole text rendered at once first: if no phrase could be spelled, most entries
-    # are done with three passes in C, and each paragraph is left unread.
-    turns, _, phrases = _hinted(_rendered(joined).replace("\n", " "))
+    # are done with a few passes in C, and each paragraph is left unread.
+    turns, _, phrases = _hinted(_rendered_whole(given, words))
     if not (turns or phrases):
         return []
-    lines = joined.split("\n")
-    read, starts = [], []  # the paragraph copy's lines; (offset, 1-based line) of each part
-    paragraph: list[str] = []
-    offset = 0  # where the next part starts in the paragraph copy
-    for number, line in enumerate(lines, 1):
-        body = line.lstrip(" \t>")  # a quote's marks: its lines join as the paragraph's
-        if paragraph and (not body or _starts_block(body)):
-            read.append(" ".join(paragraph))
-            paragraph = []
-        if body.strip():
-            part = _rendered(body)
-            starts.append((offset, number))
-            paragraph.append(part)
-            offset += len(part) + 1  # the space that joins it, or the newline after it
-    if paragraph:
-        read.append(" ".join(paragraph))
-    text = "\n".join(read)
-    if text == joined.lower():
-        return []
+    text, starts = _paragraph_copy(given, words)
+    if text == joined.lower() and "`" not in text:
+        return []  # rendered as written: nothing that the text as written did not show
     turns, _, phrases = _hinted(text)
     found = []
     layout = _Layout(text)
@@ -386,12 +563,101 @@ def _paragraph_findings(joined: str) -> list[tuple[int, str]]:
         ):
             shown = " ".join(match.group().split())
             found.append((match.start(), f"text addressed to the agent ({shown!r}); {_FIX}"))
+    if "`" in text:
+        found.extend(_across_code_spans(text, part_starts))
     if not found:
         return []
     from bisect import bisect_right
 
     offsets = [start for start, _ in starts]
     return [(starts[bisect_right(offsets, at) - 1][1], message) for at, message in sorted(found)]
+
+
+# A line end and the quote marks after it: the paragraph copy joins its lines there.
+_LINE_JOIN = lazy(r"\n[ \t>]*")
+
+
+def _rendered_whole(given: str, words: bool = False) -> str:
+    """The text rendered at once, its lines joined as a paragraph joins them and its
+    ticks dropped (as _across_code_spans reads it): it holds every hint that any part of
+    the paragraph copy holds (tests/test_transcripts_injection.py holds that)."""
+    return _LINE_JOIN.sub(" ", _rendered(given, words)).replace("`", "")
+
+
+def _paragraph_copy(given: str, words: bool = False) -> tuple[str, list[tuple[int, int]]]:
+    """(the text rendered, each paragraph one line and each table cell one line; the
+    (offset in it, 1-based line in `given`) where each part starts)."""
+    read, starts = [], []
+    paragraph: list[str] = []
+    offset = 0  # where the next part starts in the paragraph copy
+
+    def add(rendered: str, number: int) -> None:
+        nonlocal offset
+        for part in rendered.split("\n"):  # a line end an entity decoded to, too
+            starts.append((offset, number))
+            paragraph.append(part)
+            offset += len(part) + 1  # the space that joins it, or the newline after it
+
+    for number, line in enumerate(given.split("\n"), 1):
+        body = line.lstrip(" \t>")  # a quote's marks: its lines join as the paragraph's
+        if paragraph and (not body or _starts_block(body)):
+            read.append(" ".join(paragraph))
+            paragraph = []
+        if body.startswith("|"):
+            # A table row renders as cells, each read as if it began a line (where a
+            # command may begin), as the rule reads a row as written (_segments).
+            for cell in _cells(body):
+                add(_rendered(cell, words), number)
+                read.append(" ".join(paragraph))
+                paragraph = []
+        elif body.strip():
+            add(_rendered(body, words), number)
+    if paragraph:
+        read.append(" ".join(paragraph))
+    return "\n".join(read), starts
+
+
+def _across_code_spans(text: str, part_starts: set) -> list[tuple[int, str]]:
+    """(offset in `text`, message) for phrases and markers that a code span's backticks
+    split, read without them: in "Ignore `all` previous instructions" a reader (and an agent) reads
+    the words, and the ticks only set one in type. A phrase wholly inside one span keeps
+    the reading the text gets with its ticks: "`ignore previous instructions` is the
+    classic payload" names the phrase, as quotes would."""
+    import re
+    from bisect import bisect_left, bisect_right
+
+    ticks = [match.start() for match in re.finditer("`", text)]
+    plain = text.replace("`", "")
+    moved = [at - count for count, at in enumerate(ticks)]  # each tick's place in `plain`
+    starts = {start - bisect_left(ticks, start) for start in part_starts}
+
+    def split(match) -> bool:  # a tick stood between its first and last character
+        return bisect_left(moved, match.end()) > bisect_right(moved, match.start())
+
+    found = []
+    layout = _Layout(plain)
+    turns, _, phrases = _hinted(plain)
+    if turns and _FAKE_TURN_GATE.search(plain):  # "<|im_`start`|>"
+        for match in layout.first_per_line(
+            _FAKE_TURN, lambda m: split(m) and layout.used_marker(m)
+        ):
+            at = match.start() + bisect_right(moved, match.start())
+            found.append((at, f"fake role marker {match.group().split()[0]!r}; {_FIX}"))
+    for pattern in phrases:
+        for match in layout.first_per_line(
+            pattern,
+            lambda m: split(m) and (_opens_a_part(plain, m, starts) or _is_command(plain, m)),
+        ):
+            shown = " ".join(match.group().split())
+            at = match.start() + bisect_right(moved, match.start())  # back to `text`
+            found.append((at, f"text addressed to the agent ({shown!r}); {_FIX}"))
+    return found
+
+
+def _cells(row: str) -> list[str]:
+    from ..store.catalog import split_cells  # only for a text that holds a table
+
+    return split_cells(row)
 
 
 def _opens_a_part(text: str, match, part_starts: set) -> bool:
@@ -410,15 +676,28 @@ def _starts_block(line: str) -> bool:
     return digits > 0 and line[digits : digits + 2] in (". ", ") ")
 
 
-def _rendered(line: str) -> str:
-    """One line as a reader sees it rendered, lowercased (see _paragraph_findings)."""
-    if "&" in line:
+def _rendered(text: str, words: bool = False) -> str:
+    """Text as written, as a reader sees it rendered, judged and lowercased (see
+    _paragraph_findings). Markup is found in the text as written, as a renderer finds it,
+    so `&lt;` never opens a tag; entities are decoded before the text is normalised."""
+    if "<" in text or "](" in text or "-->" in text:
+        text = _HIDDEN.sub(_hide, text)
+    if "&" in text:
         import html
 
-        line = judged(html.unescape(line))
-    if "<" in line or "](" in line:
-        line = _INLINE_MARKUP.sub("", line)
-    return line.translate(_SPACED).lower()
+        # A decoded `&#10;` or `&#13;` ends a line as the file's own line ends do:
+        # _paragraph_copy joins it and lets a command begin after it.
+        text = html.unescape(text).replace("\r", "\n")
+    if words:  # with the marks gone, the letters either side of a format character meet
+        text = text.translate(_SPACED).replace("`", "")
+        text = _between_words(text, format_characters(text))
+    return judged(text).translate(_SPACED).lower()
+
+
+def _hide(match) -> str:
+    """What a hidden piece of markup leaves: a space for a tag that breaks the line."""
+    name = match.group("opening") or match.group("closing")
+    return " " if name and name.lower() in _BREAKING_TAGS else ""
 
 
 class _Layout:

@@ -321,6 +321,27 @@ def judged_lowered(lines: list[str]) -> str:
     return _LAST[3]
 
 
+def format_characters(text: str) -> set[str]:
+    """The format characters (category Cf, not tag characters) that `text` holds.
+
+    `judged` removes them, which reads "ig\u200bnore" as the word it hides. But a
+    zero-width space (or joiner, or soft hyphen) may also stand where a space would,
+    "previous\u200binstructions", and a reader, or a model, reads two words there: a
+    rule that must not miss either reading judges the text with them as spaces too.
+    """
+    if text.isascii():
+        return set()
+    import unicodedata
+
+    return {
+        char
+        for char in set(text)
+        if not char.isascii()
+        and ord(char) not in _TAG_CHARACTERS
+        and unicodedata.category(char) == "Cf"
+    }
+
+
 def _fold(category: str, char: str) -> str | None:
     if ord(char) in _TAG_CHARACTERS:
         return chr(ord(char) - _TAG_OFFSET)
