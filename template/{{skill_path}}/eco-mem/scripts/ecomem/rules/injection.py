@@ -266,7 +266,7 @@ def _copy_may_hint(joined: str, loose: tuple) -> bool:
 
 
 # Every character a hint without a space is spelled with: dropping ticks makes a new hint
-# only where a run of them stood between two of these ("ig`nore`", not "`make build`").
+# only where a run of them stood between two of these ("ig`no`re", not "`make build`").
 _HINT_CHARACTERS = frozenset(
     "".join(
         hint
