@@ -58,3 +58,39 @@ def test_a_file_url_with_a_host_part_never_clones_what_git_reads_it_as(tmp_path:
 
     result = upgrade(host, env)
     assert not marker.exists(), result.stdout + result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="secrev-3 finding 2: an scp-like URL that is also a path")
+def test_an_scp_like_source_never_clones_a_work_tree_folder_of_the_same_name(
+    tmp_path: Path,
+) -> None:
+    """`_src_path: git@github.com:org/eco-mem.git`, unchanged: no edit to the answers file.
+
+    That string is also a relative path. A commit adds a bare repository there (a
+    folder `git@github.com:org` holding `eco-mem.git`). Copier clones an existing
+    path as a local repository, and git clone too tries its argument as a path
+    before it reads it as scp-like `host:path`. The trust check and the ls-remote
+    probes see the remote; the template Copier runs with --trust is the commit's.
+    (An https:// source fails here only because git then reads the absolute path
+    `/…/https://…` as a URL with an unknown protocol.)"""
+    mirrors = tmp_path / "github"
+    env = environment(
+        GIT_CONFIG_COUNT="1",
+        GIT_CONFIG_KEY_0=f"url.{mirrors}/.insteadOf",
+        GIT_CONFIG_VALUE_0="git@github.com:",
+    )
+    template = snapshot_template(mirrors / "org" / "eco-mem.git", tag="v0.0.1")
+    host = init_repo(tmp_path / "host")
+    install("git@github.com:org/eco-mem.git", host, env)
+
+    marker = tmp_path / "attacker-ran"
+    evil = attacker_repo(tmp_path, marker)
+    git(evil, "tag", "v0.0.2")  # the release the trusted template is about to make
+    planted = host / "git@github.com:org" / "eco-mem.git"
+    planted.parent.mkdir(parents=True)
+    git(tmp_path, "clone", "-q", "--bare", str(evil), str(planted))
+    commit_all(host, "an innocent-looking commit")
+    release(template, "v0.0.2")
+
+    result = upgrade(host, env)
+    assert not marker.exists(), result.stdout + result.stderr
