@@ -28,14 +28,21 @@ def attacker_repo(tmp_path: Path, marker: Path) -> Path:
     return evil
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-3 finding 1: file:// host part")
-def test_a_file_url_with_a_host_part_never_clones_what_git_reads_it_as(tmp_path: Path) -> None:
-    """`_src_path: file://h/<abs path of the host>/evil.git`.
-
-    The trust check reads everything after `file://` as a path from the folder the
-    script runs in (h/... in the work tree, where a committed link leads to the
-    trusted template). git ignores the host part of a file URL and opens
-    /<abs path>/evil.git: a bare repository committed in the work tree."""
+@pytest.mark.xfail(strict=True, reason="secrev-3 finding 1: file:// as git reads it")
+@pytest.mark.parametrize(
+    ("url", "decoy"),
+    [
+        # git ignores a file URL's host part: it opens /<path>, not ./<host>/<path>.
+        pytest.param("file://h/{abs}/evil.git", "h/{abs}/evil.git", id="host-part"),
+        # git decodes %XX in a file URL: %65vil.git is evil.git.
+        pytest.param("file:///{abs}/%65vil.git", "%65vil.git", id="percent-escape"),
+    ],
+)
+def test_a_file_url_never_clones_what_git_reads_it_as(tmp_path: Path, url: str, decoy: str) -> None:
+    """`_src_path: file://...evil.git`, as git reads it, is a bare repository committed
+    in the work tree (evil.git). The trust check reads everything after `file://` as a
+    literal path from the folder the script runs in, where a committed link (the
+    decoy) leads to the trusted template."""
     template = snapshot_template(tmp_path / "template", tag="v0.0.1")
     env = environment()
     host = init_repo(tmp_path / "host")
@@ -44,15 +51,15 @@ def test_a_file_url_with_a_host_part_never_clones_what_git_reads_it_as(tmp_path:
     marker = tmp_path / "attacker-ran"
     evil = attacker_repo(tmp_path, marker)
     git(tmp_path, "clone", "-q", "--bare", str(evil), str(host / "evil.git"))
-    tail = f"{str(host.resolve()).lstrip('/')}/evil.git"
-    decoy = host / "h" / tail
-    decoy.parent.mkdir(parents=True)
-    decoy.symlink_to(template)
+    where = str(host.resolve()).lstrip("/")
+    link = host / decoy.format(abs=where)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(template)
     answers = host / ANSWERS
     text = answers.read_text(encoding="utf-8")
     line = f"_src_path: {template}\n"
     assert line in text
-    answers.write_text(text.replace(line, f"_src_path: file://h/{tail}\n"), encoding="utf-8")
+    answers.write_text(text.replace(line, f"_src_path: {url.format(abs=where)}\n"), "utf-8")
     commit_all(host, "an innocent-looking commit")
     release(template, "v0.0.2")
 
