@@ -30,7 +30,6 @@ def attacker_repo(tmp_path: Path, marker: Path) -> Path:
     return evil
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-3 finding 1: file:// as git reads it")
 @pytest.mark.parametrize(
     ("url", "decoy"),
     [
@@ -69,7 +68,6 @@ def test_a_file_url_never_clones_what_git_reads_it_as(tmp_path: Path, url: str, 
     assert not marker.exists(), result.stdout + result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-3 finding 2: an scp-like URL that is also a path")
 def test_an_scp_like_source_never_clones_a_work_tree_folder_of_the_same_name(
     tmp_path: Path,
 ) -> None:
@@ -169,7 +167,6 @@ def test_the_gate_and_verify_refuse_an_order_in_a_long_attribute(host: Path) -> 
     assert mem(host, "verify", "--strict").returncode == 1
 
 
-@pytest.mark.xfail(strict=True, reason="secrev-3 finding 2: an scp-like URL that is also a path")
 def test_restore_indexes_never_copies_from_a_work_tree_folder_named_like_the_source(
     tmp_path: Path,
 ) -> None:

@@ -308,7 +308,6 @@ SOURCES_COPIER_READS = [
     "git@github.com:org/eco-mem.git",
     "git://git.example.com/eco-mem",
     "ssh://git@git.example.com/eco-mem.git",
-    "file:///srv/eco-mem.git",
     "host:eco-mem.git",
     "t.git",
 ]
@@ -326,10 +325,43 @@ def test_the_trust_check_reads_a_source_where_copier_sends_git(
     url = get_repo(source)
     assert url is not None, source  # each one Copier takes as a URL for git
     colon, slash = url.find(":"), url.find("/")
-    if url.startswith("file://"):
-        expected = os.path.realpath(url[len("file://") :])
-    elif "://" in url or (colon != -1 and (slash == -1 or colon < slash)):
+    if "://" in url or (colon != -1 and (slash == -1 or colon < slash)):
         expected = url  # a remote, as git reads it
     else:
         expected = os.path.realpath(tmp_path / url)  # a local path, from where Copier runs
     assert location(source, tmp_path) == expected
+
+
+@pytest.mark.parametrize("source", ["file:///srv/eco-mem.git", "git+file://h/srv/%65co-mem"])
+def test_a_file_url_source_is_refused_in_one_line(ecomem, tmp_path: Path, source: str) -> None:
+    # secrev-3 finding 1: git reads a file URL's host part and %-escapes by rules of its
+    # own; rather than model them, the check asks for the template's path.
+    from ecomem.errors import UsageError
+    from ecomem.install.template_source import location
+
+    with pytest.raises(UsageError, match="name the template by its path"):
+        location(source, tmp_path)
+
+
+def test_a_remote_source_that_is_also_a_work_tree_path_is_read_as_that_path(
+    ecomem, tmp_path: Path
+) -> None:
+    # secrev-3 finding 2: Copier and git clone an existing path first, whatever it
+    # looks like, so the check must see the committed folder, not the remote.
+    from ecomem.install.template_source import location
+
+    source = "git@github.com:org/eco-mem.git"
+    assert location(source, tmp_path) == source
+    (tmp_path / "git@github.com:org" / "eco-mem.git").mkdir(parents=True)
+    assert location(source, tmp_path) == os.path.realpath(tmp_path / source)
+
+
+def test_records_made_before_the_model_still_name_their_template(ecomem, tmp_path: Path) -> None:
+    # v0.4.0 recorded gh: expanded without `.git` and kept `git+`; both must still match
+    # what the model reads now, and nothing wider than that.
+    from ecomem.install.template_source import location, same_template
+
+    assert same_template(location("gh:org/eco-mem", tmp_path), "https://github.com/org/eco-mem")
+    assert same_template(location("git+https://h.example/x", tmp_path), "git+https://h.example/x")
+    assert not same_template("https://h.example/x.git", "https://h.example/x")
+    assert not same_template("https://github.com/org/other.git", "https://github.com/org/x")

@@ -41,7 +41,30 @@ def location(source: str, root: Path) -> str:
 
     Modelled on Copier's own reading rather than on how the string looks: a source the
     trust check reads one way and Copier another (`git+foo` is `foo` to Copier) would
-    run a template nobody checked."""
+    run a template nobody checked. A UsageError for a `file:` URL, whose host part and
+    %-escapes git reads by rules of its own."""
+    url, as_url = copier_url(source)
+    if url.startswith("file:"):
+        raise UsageError(
+            f"template source {source}: a file: URL, which git reads by its own rules (a"
+            " host part, %-escapes); name the template by its path instead"
+        )
+    if not as_url:
+        local = os.path.expanduser(url) if url.startswith("~") else url
+        return os.path.realpath(os.path.join(root, local))
+    # Copier clones an existing path as a local repository whatever it looks like, and
+    # git clone tries its argument as a path before it reads `host:path`: a folder a
+    # commit adds under the very name of a remote source is what would run.
+    if os.path.lexists(os.path.join(root, url)):
+        return os.path.realpath(os.path.join(root, url))
+    return _where_git_goes(url, root)
+
+
+def copier_url(source: str) -> tuple[str, bool]:
+    """(what Copier, copier._vcs.get_repo, hands git for `source`; whether it takes it as
+    a URL): gh:/gl: shortcuts expanded, then anything ending in `.git` or starting with
+    a URL prefix is a URL, `git+` dropped and `.git` added to an https one. Anything
+    else is a local path, unchanged."""
     url = source
     for short, base in SHORTCUTS.items():
         if url.startswith(short):
@@ -49,21 +72,18 @@ def location(source: str, root: Path) -> str:
             rest = rest[1:] if rest.startswith("/") else rest
             url = f"{base}/{rest}" if rest.endswith(".git") else f"{base}/{rest}.git"
             break
-    if url.endswith(".git") or url.startswith(URL_PREFIXES):
-        if url.startswith("git+"):
-            url = url[len("git+") :]
-        elif url.startswith("https://") and not url.endswith(".git"):
-            url += ".git"
-        return _where_git_goes(url, root)
-    local = os.path.expanduser(url) if url.startswith("~") else url
-    return os.path.realpath(os.path.join(root, local))
+    if not (url.endswith(".git") or url.startswith(URL_PREFIXES)):
+        return url, False
+    if url.startswith("git+"):
+        return url[len("git+") :], True
+    if url.startswith("https://") and not url.endswith(".git"):
+        return url + ".git", True
+    return url, True
 
 
 def _where_git_goes(url: str, root: Path) -> str:
-    """git's own reading of a clone URL: a scheme, scp-like `host:path` (a colon before
-    any slash), or else a local path from the folder git runs in."""
-    if url.startswith("file://"):
-        return os.path.realpath(url[len("file://") :])
+    """git's own reading of a clone URL that names no existing path: a scheme, scp-like
+    `host:path` (a colon before any slash), or else a local path from git's folder."""
     if "://" in url:
         return url
     colon, slash = url.find(":"), url.find("/")
@@ -78,14 +98,16 @@ def is_remote(where: str) -> bool:
 
 
 def same_template(one: str, other: str) -> bool:
-    """Whether two locations name one template: a remote one with or without `git+` or
-    `.git` (records made before Copier's reading was modelled kept neither change)."""
+    """Whether two locations name one template. Records made before Copier's reading
+    was modelled kept a `git+` prefix, and gh:/gl: expanded without `.git`: on GitHub
+    and GitLab `x` and `x.git` are one repository (elsewhere they may be two)."""
 
     def key(where: str) -> str:
         if not is_remote(where):
             return where  # a real path: compared whole
         where = where[len("git+") :] if where.startswith("git+") else where
-        return where[: -len(".git")] if where.endswith(".git") else where
+        hosted = where.startswith(tuple(f"{base}/" for base in SHORTCUTS.values()))
+        return where[: -len(".git")] if hosted and where.endswith(".git") else where
 
     return key(one) == key(other)
 
