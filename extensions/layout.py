@@ -18,6 +18,7 @@ rendered onto the skill itself. So, before Copier renders anything:
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import os
 from pathlib import Path
@@ -81,12 +82,32 @@ def in_git_dir(copier_conf, path: str) -> str:
     return real if any(map(is_git_dir, (*Path(path).parts, *Path(real).parts))) else ""
 
 
+def link_loop(copier_conf, path: str) -> str:
+    """The first part of `path` in the destination that is a symlink loop, or "": Copier
+    resolves each path it renders and would stop on one with a traceback."""
+    if not isinstance(path, str) or not path or os.path.isabs(path):
+        return ""
+    here = str(copier_conf["dst_path"])
+    for part in Path(path).parts:
+        here = os.path.join(here, part)
+        try:
+            os.stat(here)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                return os.path.relpath(here, str(copier_conf["dst_path"]))
+            return ""  # missing from here on: Copier makes it
+    return ""
+
+
 def layout_problem(copier_conf, path: str, recorded: str | None = None) -> str:
     """Why folder answer `path` cannot be installed in this destination, or "".
 
     `recorded` is the answer an existing install has: an install made through a
     link before this check existed keeps working where it is.
     """
+    loop = link_loop(copier_conf, path)
+    if loop:
+        return f"{path}: {loop} is a symlink loop; point it at a folder or remove it"
     outside = leads_out(copier_conf, path)
     if outside:
         return (
@@ -114,6 +135,12 @@ def claude_problem(copier_conf, claude_code: object) -> str:
     """Why the Claude Code link cannot be made here, or ""."""
     if not claude_code:
         return ""
+    loop = link_loop(copier_conf, CLAUDE_SKILLS)
+    if loop:
+        return (
+            f"{loop} is a symlink loop; point it at a folder or remove it, or answer"
+            " claude_code=false"
+        )
     git_dir = in_git_dir(copier_conf, CLAUDE_SKILLS)
     if git_dir:
         return (
@@ -137,6 +164,9 @@ def ci_problem(copier_conf, ci: object) -> str:
     of the repository), or ""."""
     if ci != "github-actions":
         return ""
+    loop = link_loop(copier_conf, WORKFLOWS)
+    if loop:
+        return f"{loop} is a symlink loop; point it at a folder or remove it, or answer ci=none"
     if in_git_dir(copier_conf, WORKFLOWS):
         return f"{WORKFLOWS} is inside .git; eco-mem writes nothing there: answer ci=none"
     outside = leads_out(copier_conf, WORKFLOWS)

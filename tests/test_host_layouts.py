@@ -189,6 +189,35 @@ def test_a_claude_folder_that_leaves_the_repository_is_refused_before_writing(
     assert work_tree_bytes(host) == before and not any(outside.iterdir())
 
 
+@pytest.mark.parametrize(
+    ("links", "data", "reason"),
+    [
+        ({".claude": ".claude"}, (), "claude_code: .claude is a symlink loop"),
+        (
+            {".github/workflows": "loop", ".github/loop": "workflows"},
+            ("claude_code=false", "ci=github-actions"),
+            "ci: .github/workflows is a symlink loop",
+        ),
+        ({"tools": "tools"}, ("skill_path=tools/skills",), "skill_path: tools/skills: tools is"),
+    ],
+)
+def test_a_symlink_loop_where_we_would_write_is_one_line(
+    template_repo: Path, tmp_path: Path, links: dict, data: tuple, reason: str
+) -> None:
+    # Copier resolves each path it renders and stopped on a loop with a traceback.
+    host = init_repo(tmp_path / "host")
+    for name, target in links.items():
+        link(host, name, target)
+    commit_all(host, "the host as it was")
+    before = work_tree_bytes(host)
+    done = copy_cli(template_repo, host, *data)
+    assert done.returncode == 1
+    assert_no_traceback(done)
+    said = [line for line in done.stderr.splitlines() if not line.startswith(COPIER_NOTES)]
+    assert len(said) == 1 and reason in said[0], done.stderr
+    assert work_tree_bytes(host) == before
+
+
 def test_a_bad_answer_through_plain_copier_update_is_one_line(
     template_repo: Path, tmp_path: Path
 ) -> None:

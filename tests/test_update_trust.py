@@ -365,3 +365,14 @@ def test_records_made_before_the_model_still_name_their_template(ecomem, tmp_pat
     assert same_template(location("git+https://h.example/x", tmp_path), "git+https://h.example/x")
     assert not same_template("https://h.example/x.git", "https://h.example/x")
     assert not same_template("https://github.com/org/other.git", "https://github.com/org/x")
+
+
+def test_the_install_records_no_file_url_and_says_so_in_one_line(host: Path) -> None:
+    # The install's task: the copy is done, so a source the check will not read is a
+    # warning here; `upgrade` later asks for the template's path.
+    done = assert_exit(run_script(host, "upgrade", "--remember-source=file:///srv/x.git"), 0)
+    assert done.stderr.splitlines() == [
+        "eco-mem: file:///srv/x.git is not trusted: a file: URL, which git reads by its own"
+        " rules; name the template by its path"
+    ]
+    assert "file:" not in (host / ".git/eco-mem/template-source").read_text(encoding="utf-8")

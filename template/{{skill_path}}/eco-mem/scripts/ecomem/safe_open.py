@@ -356,4 +356,10 @@ def make_folders(root, folder) -> None:
             f"{_shown(root, folder)} leads into .git (to {real}); eco-mem never writes there"
             " through a path"
         )
-    os.makedirs(real, exist_ok=True)  # the folders judged, not the path again
+    try:
+        os.makedirs(real, exist_ok=True)  # the folders judged, not the path again
+    except OSError as error:
+        raise UnsafeTarget(
+            f"cannot make the folder {_shown(root, folder)}: {error.strerror} (a file or a"
+            " symlink loop where a folder goes?)"
+        ) from None

@@ -52,17 +52,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    from ..errors import UsageError
     from ..install import template_source
 
     if args.remember_source is not None:
         # The install's task: the person running `copier copy` chose this template.
-        if args.remember_source:
-            try:
-                template_source.remember(root, args.remember_source)
-            except UsageError as refused:
-                # The copy itself is done; only `upgrade` will need the source named.
-                print(f"eco-mem: not trusted in this clone: {refused}", file=sys.stderr)
+        unread = template_source.not_modelled(args.remember_source or "")
+        if unread:
+            # The copy itself is done; only `upgrade` will need the source named.
+            print(f"eco-mem: {args.remember_source} is not trusted: {unread}", file=sys.stderr)
+        elif args.remember_source:
+            template_source.remember(root, args.remember_source)
         return 0
     # Nothing to do is answered here, before the upgrade machinery (and Copier) loads.
     current = template_source.already_newest(root, args)

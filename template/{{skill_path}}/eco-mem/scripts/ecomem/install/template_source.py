@@ -44,11 +44,8 @@ def location(source: str, root: Path) -> str:
     run a template nobody checked. A UsageError for a `file:` URL, whose host part and
     %-escapes git reads by rules of its own."""
     url, as_url = copier_url(source)
-    if url.startswith("file:"):
-        raise UsageError(
-            f"template source {source}: a file: URL, which git reads by its own rules (a"
-            " host part, %-escapes); name the template by its path instead"
-        )
+    if not_modelled(source):
+        raise UsageError(f"template source {source}: {not_modelled(source)}")
     if not as_url:
         local = os.path.expanduser(url) if url.startswith("~") else url
         return os.path.realpath(os.path.join(root, local))
@@ -58,6 +55,14 @@ def location(source: str, root: Path) -> str:
     if os.path.lexists(os.path.join(root, url)):
         return os.path.realpath(os.path.join(root, url))
     return _where_git_goes(url, root)
+
+
+def not_modelled(source: str) -> str:
+    """Why `location` will not read `source`, or "": a `file:` URL, whose host part and
+    %-escapes git reads by rules of its own (a path names the same template plainly)."""
+    if copier_url(source)[0].startswith("file:"):
+        return "a file: URL, which git reads by its own rules; name the template by its path"
+    return ""
 
 
 def copier_url(source: str) -> tuple[str, bool]:
