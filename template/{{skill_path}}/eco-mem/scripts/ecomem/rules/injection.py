@@ -486,39 +486,6 @@ def _scan(path: str, lines: list[str], words: bool = False) -> list:
 # and underscores read as spaces, link targets dropped.
 _MARKUP_HINTS = "\n&*_-<[~`\\"
 _BLOCK_MARKS = ("- ", "* ", "+ ", "-\t", "*\t", "+\t", "#", "|", "```", "~~~")
-# What a renderer hides, read as CommonMark reads raw HTML: a comment (one left open runs
-# to the line end), processing instruction, declaration or CDATA section; a closing tag;
-# an opening tag of any name in any case, with attributes as CommonMark spells them; and a
-# link's target. No part crosses a line end and every repeat is bounded: the scan of a
-# line is linear, and a text rendered whole is its lines rendered one by one.
-_HIDDEN = lazy(
-    r"<!--.*?(?:-->|$)|-->|<\?.*?(?:\?>|$)|<!\[CDATA\[.*?(?:\]\]>|$)|<![A-Za-z][^<>\n]{0,200}>"
-    r"|</(?P<closing>[A-Za-z][A-Za-z0-9-]{0,40})[ \t]*>"
-    r"|<(?P<opening>[A-Za-z][A-Za-z0-9-]{0,40})"
-    r"(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]{0,40}"
-    r"(?:[ \t]*=[ \t]*(?:[^ \t\n\"'=<>`]{1,200}|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"))?){0,20}"
-    r"[ \t]*/?>"
-    r"|\]\([^()\n]{0,500}\)",
-    MULTILINE,  # `$` ends an open comment at its line's end, as in a line rendered alone
-)
-# A tag may hold a line end where it holds a space (CommonMark allows one, not a blank
-# line): such a tag is hidden before the text is split into lines, and leaves only its
-# line ends, so each line keeps its number and the paragraph joins there with a space.
-_TAG_ACROSS_LINES = lazy(
-    r"</?[A-Za-z][A-Za-z0-9-]{0,40}"
-    r"(?:(?=[ \t\n])[ \t]*(?:\n[ \t]*)?[A-Za-z_:][A-Za-z0-9_.:-]{0,40}"
-    r"(?:[ \t]*(?:\n[ \t]*)?=[ \t]*(?:\n[ \t]*)?"
-    r"(?:[^ \t\n\"'=<>`]{1,200}|'[^'<>]{0,200}'|\"[^\"<>]{0,200}\"))?){0,20}"
-    r"[ \t]*(?:\n[ \t]*)?/?>"
-)
-
-
-def _line_ends_only(match) -> str:
-    """A tag that spans lines, as its line ends; any other is left to _HIDDEN."""
-    tag = match.group()
-    return "\n" * tag.count("\n") if "\n" in tag else tag
-
-
 # Tags a browser draws as a break between words (a line break, a block, a list item, a
 # table cell): read as a space. Any other tag, known or not, draws nothing where it stands.
 _BREAKING_TAGS = frozenset((
@@ -539,8 +506,11 @@ def _paragraph_findings(given: str, joined: str, words: bool = False) -> list[tu
     `given` is the text as written, `joined` the same text judged (rules/normalise.py)."""
     if not any(mark in joined for mark in _MARKUP_HINTS):
         return []
-    if "<" in given and "\n" in given:
-        given = _TAG_ACROSS_LINES.sub(_line_ends_only, given)
+    if "<" in given or "[" in given:
+        from . import markup
+
+        # Markup across lines leaves its line ends; a defined reference's label goes.
+        given = markup.across_lines(given)
     # The whole text rendered at once first: if no phrase could be spelled, most entries
     # are done with a few passes in C, and each paragraph is left unread.
     turns, _, phrases = _hinted(_rendered_whole(given, words))
@@ -681,7 +651,13 @@ def _rendered(text: str, words: bool = False) -> str:
     _paragraph_findings). Markup is found in the text as written, as a renderer finds it,
     so `&lt;` never opens a tag; entities are decoded before the text is normalised."""
     if "<" in text or "](" in text or "-->" in text:
-        text = _HIDDEN.sub(_hide, text)
+        from . import markup
+
+        text = markup.hidden(text, _BREAKING_TAGS)
+    if "![" in text:
+        # An image shows its alt text where it stands (or gives it to whoever reads the
+        # page as text): read the alt text as opening a line, where a command may begin.
+        text = text.replace("![", "\n")
     if "&" in text:
         import html
 
@@ -692,12 +668,6 @@ def _rendered(text: str, words: bool = False) -> str:
         text = text.translate(_SPACED).replace("`", "")
         text = _between_words(text, format_characters(text))
     return judged(text).translate(_SPACED).lower()
-
-
-def _hide(match) -> str:
-    """What a hidden piece of markup leaves: a space for a tag that breaks the line."""
-    name = match.group("opening") or match.group("closing")
-    return " " if name and name.lower() in _BREAKING_TAGS else ""
 
 
 class _Layout:
