@@ -509,8 +509,8 @@ def _paragraph_findings(given: str, joined: str, words: bool = False) -> list[tu
     if "<" in given or "[" in given:
         from . import markup
 
-        # Markup across lines leaves its line ends; a defined reference's label goes.
-        given = markup.across_lines(given)
+        # Markup across lines is hidden, its line ends kept; a defined reference's label goes.
+        given = markup.across_lines(given, _BREAKING_TAGS)
     # The whole text rendered at once first: if no phrase could be spelled, most entries
     # are done with a few passes in C, and each paragraph is left unread.
     turns, _, phrases = _hinted(_rendered_whole(given, words))
@@ -543,6 +543,7 @@ def _paragraph_findings(given: str, joined: str, words: bool = False) -> list[tu
     return [(starts[bisect_right(offsets, at) - 1][1], message) for at, message in sorted(found)]
 
 
+_PLACEHOLDER = "\x01"  # rules/markup.py's PLACEHOLDER, without importing it here
 # A line end and the quote marks after it: the paragraph copy joins its lines there.
 _LINE_JOIN = lazy(r"\n[ \t>]*")
 
@@ -551,6 +552,8 @@ def _rendered_whole(given: str, words: bool = False) -> str:
     """The text rendered at once, its lines joined as a paragraph joins them and its
     ticks dropped (as _across_code_spans reads it): it holds every hint that any part of
     the paragraph copy holds (tests/test_transcripts_injection.py holds that)."""
+    if _PLACEHOLDER in given:
+        given = given.replace("\n" + _PLACEHOLDER, "")
     return _LINE_JOIN.sub(" ", _rendered(given, words)).replace("`", "")
 
 
@@ -570,6 +573,8 @@ def _paragraph_copy(given: str, words: bool = False) -> tuple[str, list[tuple[in
 
     for number, line in enumerate(given.split("\n"), 1):
         body = line.lstrip(" \t>")  # a quote's marks: its lines join as the paragraph's
+        if body == _PLACEHOLDER:
+            continue  # a line end that markup across lines held (rules/markup.py)
         if paragraph and (not body or _starts_block(body)):
             read.append(" ".join(paragraph))
             paragraph = []

@@ -18,8 +18,31 @@ from __future__ import annotations
 
 from ..lazy_re import MULTILINE, lazy
 
-# Where hidden markup may begin: a tag or its kin, a stray comment end, a link target.
-_START = lazy(r"<|-->|\]\(")
+# Raw HTML that stays on one line, read by one pattern (tries that fail cost no Python):
+# every repeat is unbounded, and a try from one `<` stops at the next `<` outside quotes,
+# so tries do not pile up. An open comment, processing instruction or CDATA section
+# hides the rest of its line. A declaration and a link target are read by _Scan.
+_ONE_LINE = (
+    r"<!---?>|<!--.*?(?:-->|$)|<\?.*?(?:\?>|$)|<!\[CDATA\[.*?(?:\]\]>|$)"
+    r"|</(?P<closing>[A-Za-z][A-Za-z0-9-]*)[ \t]*>"
+    r"|<(?P<opening>[A-Za-z][A-Za-z0-9-]*)"
+    r"(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*"
+    r"(?:[ \t]*=[ \t]*(?:[^ \t\n\"'=<>`]+|'[^'\n]*'|\"[^\"\n]*\"))?)*"
+    r"[ \t]*/?>|-->"
+)
+_ON_ONE_LINE = lazy(_ONE_LINE, MULTILINE)
+# Where markup may begin in one line: what the pattern reads whole, or a declaration or
+# link target to read further.
+_ONE_LINE_START = lazy(_ONE_LINE + r"|<!(?=[A-Za-z])|\]\(", MULTILINE)
+# Where markup that spans lines may begin.
+_START = lazy(r"<[A-Za-z/!?]|-->|\]\(")
+# A tag still open where its line ends (a tag that is not spans no line end).
+_OPEN_AT_LINE_END = lazy(
+    r"</?[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*"
+    r"(?:[ \t]*=[ \t]*(?:[^ \t\n\"'=<>`]+|'[^'\n]*'|\"[^\"\n]*\"))?)*"
+    r"[ \t]*(?:=[ \t]*)?(?:'[^'\n]*|\"[^\"\n]*)?$",
+    MULTILINE,
+)
 _TAG_NAME = lazy(r"[A-Za-z][A-Za-z0-9-]*")
 # Whitespace inside a tag: spaces and tabs, and (read across lines) one line end.
 _GAP = lazy(r"[ \t]*")
@@ -84,13 +107,21 @@ class _Scan:
         """(start, end, tag name or None) for each piece of hidden markup, in order."""
         text, at = self.text, 0
         while True:
-            found = _START.search(text, at)
+            found = (_START if self.across else _ONE_LINE_START).search(text, at)
             if found is None:
                 return
             start = found.start()
-            if text.startswith("-->", start):
-                yield start, start + 3, None
-                at = start + 3
+            whole = found  # a whole piece, or a 2-character start to read on from
+            if self.across:  # a comment and its kin may close on a later line
+                spans = text.startswith(("<!--", "<?", "<![CDATA["), start)
+                whole = None if spans else _ON_ONE_LINE.match(text, start)
+            if whole is not None and whole.end() > start + 2:
+                yield start, whole.end(), whole.group("opening") or whole.group("closing")
+                at = whole.end()
+                continue
+            tag = text[start] == "<" and text[start + 1 : start + 2] not in "!?"
+            if self.across and tag and not _OPEN_AT_LINE_END.match(text, start):
+                at = start + 1  # a tag that fails on its own line fails across lines too
                 continue
             if text.startswith("](", start):
                 end, resume = self.link_target(start + 2)
@@ -220,10 +251,17 @@ def hidden(text: str, breaking: frozenset) -> str:
     return "".join(out) + text[at:] if out else text
 
 
-def across_lines(text: str) -> str:
-    """`text` with each piece of markup that spans lines replaced by its line ends (so
-    lines keep their numbers and the paragraph joins there), and each reference link's
-    label dropped where the text defines it; everything else as written."""
+# A line that only keeps a line's number: markup across lines was there, and what
+# followed it was moved up to join the text before it (across_lines).
+PLACEHOLDER = "\x01"
+
+
+def across_lines(text: str, breaking: frozenset) -> str:
+    """`text` with each piece of markup that spans lines hidden as on one line, the rest
+    of its last line joined to the text before it and each line end it held left as a
+    PLACEHOLDER line after that (so lines keep their numbers and no blank line splits
+    the paragraph); a reference link's label is dropped where the text defines it.
+    Everything else stays as written, for each line to be rendered alone."""
     if "[" in text and "]:" in text:
         defined = {_label(found.group(1)) for found in _DEFINITION.finditer(text)}
         if defined:
@@ -233,13 +271,27 @@ def across_lines(text: str) -> str:
             )
     if "\n" not in text:
         return text
-    out, at = [], 0
-    for start, end, _ in _Scan(text, across=True).pieces():
+    out, at, pending = [], 0, 0  # pending: line ends owed after the current line
+
+    def keep(chunk: str) -> None:
+        nonlocal pending
+        if pending and "\n" in chunk:
+            cut = chunk.index("\n")
+            chunk = chunk[:cut] + ("\n" + PLACEHOLDER) * pending + chunk[cut:]
+            pending = 0
+        out.append(chunk)
+
+    for start, end, name in _Scan(text, across=True).pieces():
         piece = text[start:end]
         if "\n" in piece:
-            out += [text[at:start], "\n" * piece.count("\n")]
+            keep(text[at:start])
+            out.append(" " if name and name.lower() in breaking else "")
+            pending += piece.count("\n")
             at = end
-    return "".join(out) + text[at:] if out else text
+    if not out:
+        return text
+    keep(text[at:])
+    return "".join(out) + ("\n" + PLACEHOLDER) * pending
 
 
 def _label(label: str) -> str:
