@@ -483,7 +483,8 @@ def _scan(path: str, lines: list[str], words: bool = False) -> list:
 # again as one line the way it renders: a table row's cells each a line of their own,
 # comments and tags of any name hidden, entities decoded, then normalised (so what an
 # entity decodes to is judged like a typed character), emphasis and escapes gone, dashes
-# and underscores read as spaces, link targets dropped.
+# and underscores read as spaces, link targets and defined reference labels dropped, an
+# image's alt text read as opening a line (rules/markup.py finds the markup).
 _MARKUP_HINTS = "\n&*_-<[~`\\"
 _BLOCK_MARKS = ("- ", "* ", "+ ", "-\t", "*\t", "+\t", "#", "|", "```", "~~~")
 # Tags a browser draws as a break between words (a line break, a block, a list item, a
