@@ -664,6 +664,10 @@ def _rendered(text: str, words: bool = False) -> str:
         # An image shows its alt text where it stands (or gives it to whoever reads the
         # page as text): read the alt text as opening a line, where a command may begin.
         text = text.replace("![", "\n")
+    if "][" in text:
+        # "[a][b]" with no definition of b (a defined label is gone: markup.across_lines)
+        # shows both texts, brackets between: read them as two words, not one.
+        text = text.replace("][", "] [")
     if "&" in text:
         import html
 
