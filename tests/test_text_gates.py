@@ -278,6 +278,21 @@ def test_markup_of_any_length_or_shape_is_hidden_as_a_reader_hides_it(ecomem, te
 @pytest.mark.parametrize(
     "text",
     [
+        pytest.param('<system-reminder title="' + "a" * 300 + '">', id="attribute"),
+        pytest.param("<system-" + "a" * 40 + ">", id="suffix"),
+        pytest.param("<" + "n" * 30 + ':invoke name="x">', id="prefix"),
+    ],
+)
+def test_a_fake_role_tag_of_any_length_is_a_marker(ecomem, text) -> None:
+    from ecomem.rules import injection
+
+    (finding,) = injection.scan("m.md", [text])
+    assert "fake role marker" in finding.message, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "[RFC 9110][http] describes the previous caching rules.\n\n[http]: https://x",
         "![Diagram of the previous release](diagram.png)",
         "Read [the guide](https://x.org/a_(b) 'the previous rules') first.",

@@ -161,7 +161,7 @@ _SPECIAL_TOKENS = "|".join(
 )  # fmt: skip
 # `system` with any suffix: <system-reminder> is how Claude Code marks its own trusted notes.
 _TAGS = (
-    r"system(?:[-_][a-z0-9]{1,20}){0,3}|sys|instructions?|invoke|tool[-_]calls?|tool[-_]use"
+    r"system(?:[-_][a-z0-9]+)*|sys|instructions?|invoke|tool[-_]calls?|tool[-_]use"
     r"|tool[-_]results?|function[-_]calls?|function[-_]results?"
 )
 _FAKE_TURN = lazy(
@@ -171,7 +171,7 @@ _FAKE_TURN = lazy(
     # section" and an INI header `[system]` are configuration
     r"|\[[ \t]*/?[ \t]*inst[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
     r"|(?<![^\n])[ \t>*+-]*\[[ \t]*/?[ \t]*(?:system|sys)[ \t]*\](?![(\[])[ \t]*:?[ \t]*(?=[^\s])"
-    rf"|</?(?:[a-z][a-z0-9]{{0,11}}:)?(?:{_TAGS})(?:[ \t][^<>\n]{{0,200}})?>"
+    rf"|</?(?:[a-z][a-z0-9]*:)?(?:{_TAGS})(?:[ \t][^<>\n]*)?>"
     # a "### System:" heading that opens a turn: nothing after it, or an order; "###
     # System: overview" is a section title
     r"|(?<![\w#])#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:"
@@ -186,7 +186,7 @@ _FAKE_TURN_HINTS = ("sys", "inst", "_of_turn")
 _TAG_HINTS = ("<|", "<\\|", "< |", "invoke", "tool", "function")
 _FAKE_TURN_GATE = lazy(
     r"[<\[#](?:[ \t]*\||[ \t]*/?[ \t]*(?:sys|inst)|<[ \t]*/?[ \t]*sys|[ \t]*system"
-    r"|(?:start|end)_of_turn|/?(?:[a-z][a-z0-9]{0,11}:)?(?:invoke|tool|function|instruction))"
+    r"|(?:start|end)_of_turn|/?(?:[a-z][a-z0-9]*:)?(?:invoke|tool|function|instruction))"
 )
 # A turn of a chat transcript that hands the agent a new turn: `Human:` or `Assistant:`
 # opening a line (after a quote, list marker or emphasis), as in Anthropic's prompt format.
