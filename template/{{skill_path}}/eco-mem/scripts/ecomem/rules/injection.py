@@ -161,7 +161,7 @@ _SPECIAL_TOKENS = "|".join(
 )  # fmt: skip
 # `system` with any suffix: <system-reminder> is how Claude Code marks its own trusted notes.
 _TAGS = (
-    r"system(?:[-_][a-z0-9]{1,20}){0,3}|sys|instructions?|invoke|tool[-_]calls?|tool[-_]use"
+    r"system(?:[-_][a-z0-9]+)*|sys|instructions?|invoke|tool[-_]calls?|tool[-_]use"
     r"|tool[-_]results?|function[-_]calls?|function[-_]results?"
 )
 _FAKE_TURN = lazy(
@@ -171,7 +171,7 @@ _FAKE_TURN = lazy(
     # section" and an INI header `[system]` are configuration
     r"|\[[ \t]*/?[ \t]*inst[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
     r"|(?<![^\n])[ \t>*+-]*\[[ \t]*/?[ \t]*(?:system|sys)[ \t]*\](?![(\[])[ \t]*:?[ \t]*(?=[^\s])"
-    rf"|</?(?:[a-z][a-z0-9]{{0,11}}:)?(?:{_TAGS})(?:[ \t][^<>\n]{{0,200}})?>"
+    rf"|</?(?:[a-z][a-z0-9]*:)?(?:{_TAGS})(?:[ \t][^<>\n]*)?>"
     # a "### System:" heading that opens a turn: nothing after it, or an order; "###
     # System: overview" is a section title
     r"|(?<![\w#])#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:"
@@ -186,7 +186,7 @@ _FAKE_TURN_HINTS = ("sys", "inst", "_of_turn")
 _TAG_HINTS = ("<|", "<\\|", "< |", "invoke", "tool", "function")
 _FAKE_TURN_GATE = lazy(
     r"[<\[#](?:[ \t]*\||[ \t]*/?[ \t]*(?:sys|inst)|<[ \t]*/?[ \t]*sys|[ \t]*system"
-    r"|(?:start|end)_of_turn|/?(?:[a-z][a-z0-9]{0,11}:)?(?:invoke|tool|function|instruction))"
+    r"|(?:start|end)_of_turn|/?(?:[a-z][a-z0-9]*:)?(?:invoke|tool|function|instruction))"
 )
 # A turn of a chat transcript that hands the agent a new turn: `Human:` or `Assistant:`
 # opening a line (after a quote, list marker or emphasis), as in Anthropic's prompt format.
@@ -483,42 +483,10 @@ def _scan(path: str, lines: list[str], words: bool = False) -> list:
 # again as one line the way it renders: a table row's cells each a line of their own,
 # comments and tags of any name hidden, entities decoded, then normalised (so what an
 # entity decodes to is judged like a typed character), emphasis and escapes gone, dashes
-# and underscores read as spaces, link targets dropped.
+# and underscores read as spaces, link targets and defined reference labels dropped, an
+# image's alt text read as opening a line (rules/markup.py finds the markup).
 _MARKUP_HINTS = "\n&*_-<[~`\\"
 _BLOCK_MARKS = ("- ", "* ", "+ ", "-\t", "*\t", "+\t", "#", "|", "```", "~~~")
-# What a renderer hides, read as CommonMark reads raw HTML: a comment (one left open runs
-# to the line end), processing instruction, declaration or CDATA section; a closing tag;
-# an opening tag of any name in any case, with attributes as CommonMark spells them; and a
-# link's target. No part crosses a line end and every repeat is bounded: the scan of a
-# line is linear, and a text rendered whole is its lines rendered one by one.
-_HIDDEN = lazy(
-    r"<!--.*?(?:-->|$)|-->|<\?.*?(?:\?>|$)|<!\[CDATA\[.*?(?:\]\]>|$)|<![A-Za-z][^<>\n]{0,200}>"
-    r"|</(?P<closing>[A-Za-z][A-Za-z0-9-]{0,40})[ \t]*>"
-    r"|<(?P<opening>[A-Za-z][A-Za-z0-9-]{0,40})"
-    r"(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]{0,40}"
-    r"(?:[ \t]*=[ \t]*(?:[^ \t\n\"'=<>`]{1,200}|'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"))?){0,20}"
-    r"[ \t]*/?>"
-    r"|\]\([^()\n]{0,500}\)",
-    MULTILINE,  # `$` ends an open comment at its line's end, as in a line rendered alone
-)
-# A tag may hold a line end where it holds a space (CommonMark allows one, not a blank
-# line): such a tag is hidden before the text is split into lines, and leaves only its
-# line ends, so each line keeps its number and the paragraph joins there with a space.
-_TAG_ACROSS_LINES = lazy(
-    r"</?[A-Za-z][A-Za-z0-9-]{0,40}"
-    r"(?:(?=[ \t\n])[ \t]*(?:\n[ \t]*)?[A-Za-z_:][A-Za-z0-9_.:-]{0,40}"
-    r"(?:[ \t]*(?:\n[ \t]*)?=[ \t]*(?:\n[ \t]*)?"
-    r"(?:[^ \t\n\"'=<>`]{1,200}|'[^'<>]{0,200}'|\"[^\"<>]{0,200}\"))?){0,20}"
-    r"[ \t]*(?:\n[ \t]*)?/?>"
-)
-
-
-def _line_ends_only(match) -> str:
-    """A tag that spans lines, as its line ends; any other is left to _HIDDEN."""
-    tag = match.group()
-    return "\n" * tag.count("\n") if "\n" in tag else tag
-
-
 # Tags a browser draws as a break between words (a line break, a block, a list item, a
 # table cell): read as a space. Any other tag, known or not, draws nothing where it stands.
 _BREAKING_TAGS = frozenset((
@@ -539,8 +507,11 @@ def _paragraph_findings(given: str, joined: str, words: bool = False) -> list[tu
     `given` is the text as written, `joined` the same text judged (rules/normalise.py)."""
     if not any(mark in joined for mark in _MARKUP_HINTS):
         return []
-    if "<" in given and "\n" in given:
-        given = _TAG_ACROSS_LINES.sub(_line_ends_only, given)
+    if "<" in given or "[" in given:
+        from . import markup
+
+        # Markup across lines is hidden, its line ends kept; a defined reference's label goes.
+        given = markup.across_lines(given, _BREAKING_TAGS)
     # The whole text rendered at once first: if no phrase could be spelled, most entries
     # are done with a few passes in C, and each paragraph is left unread.
     turns, _, phrases = _hinted(_rendered_whole(given, words))
@@ -573,6 +544,7 @@ def _paragraph_findings(given: str, joined: str, words: bool = False) -> list[tu
     return [(starts[bisect_right(offsets, at) - 1][1], message) for at, message in sorted(found)]
 
 
+_PLACEHOLDER = "\x01"  # rules/markup.py's PLACEHOLDER, without importing it here
 # A line end and the quote marks after it: the paragraph copy joins its lines there.
 _LINE_JOIN = lazy(r"\n[ \t>]*")
 
@@ -581,6 +553,8 @@ def _rendered_whole(given: str, words: bool = False) -> str:
     """The text rendered at once, its lines joined as a paragraph joins them and its
     ticks dropped (as _across_code_spans reads it): it holds every hint that any part of
     the paragraph copy holds (tests/test_transcripts_injection.py holds that)."""
+    if _PLACEHOLDER in given:
+        given = given.replace("\n" + _PLACEHOLDER, "")
     return _LINE_JOIN.sub(" ", _rendered(given, words)).replace("`", "")
 
 
@@ -600,6 +574,8 @@ def _paragraph_copy(given: str, words: bool = False) -> tuple[str, list[tuple[in
 
     for number, line in enumerate(given.split("\n"), 1):
         body = line.lstrip(" \t>")  # a quote's marks: its lines join as the paragraph's
+        if body == _PLACEHOLDER:
+            continue  # a line end that markup across lines held (rules/markup.py)
         if paragraph and (not body or _starts_block(body)):
             read.append(" ".join(paragraph))
             paragraph = []
@@ -681,7 +657,17 @@ def _rendered(text: str, words: bool = False) -> str:
     _paragraph_findings). Markup is found in the text as written, as a renderer finds it,
     so `&lt;` never opens a tag; entities are decoded before the text is normalised."""
     if "<" in text or "](" in text or "-->" in text:
-        text = _HIDDEN.sub(_hide, text)
+        from . import markup
+
+        text = markup.hidden(text, _BREAKING_TAGS)
+    if "![" in text:
+        # An image shows its alt text where it stands (or gives it to whoever reads the
+        # page as text): read the alt text as opening a line, where a command may begin.
+        text = text.replace("![", "\n")
+    if "][" in text:
+        # "[a][b]" with no definition of b (a defined label is gone: markup.across_lines)
+        # shows both texts, brackets between: read them as two words, not one.
+        text = text.replace("][", "] [")
     if "&" in text:
         import html
 
@@ -692,12 +678,6 @@ def _rendered(text: str, words: bool = False) -> str:
         text = text.translate(_SPACED).replace("`", "")
         text = _between_words(text, format_characters(text))
     return judged(text).translate(_SPACED).lower()
-
-
-def _hide(match) -> str:
-    """What a hidden piece of markup leaves: a space for a tag that breaks the line."""
-    name = match.group("opening") or match.group("closing")
-    return " " if name and name.lower() in _BREAKING_TAGS else ""
 
 
 class _Layout:
