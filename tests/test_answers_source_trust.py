@@ -5,7 +5,9 @@ Unicode spaces that the line reader skipped and YAML folded into `_src_path`, an
 `git+` source that the check resolved as a committed link where Copier strips the
 prefix. Every test drives the real copier and git on real repositories in tmp dirs.
 The attacker's template is a git bundle: a single regular file, which a commit can
-hold, and which Copier clones like any repository.
+hold, and which Copier clones like any repository. The third review (secrev-3, findings
+1 and 2) added a `file://` URL git reads otherwise, and an scp-like source that a commit
+also makes a path of the work tree.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -231,3 +234,135 @@ def test_what_the_reader_accepts_yaml_reads_as_the_same_source_and_commit(
     for key in ("_src_path", "_commit"):
         if key in theirs and theirs[key] is not None:
             assert str(theirs[key]) == ours.get(key), (key, text)
+
+
+# The third review (secrev-3, findings 1 and 2): variants the model still let through.
+
+
+def attacker_repo(tmp_path: Path, marker: Path) -> Path:
+    """A template whose task touches `marker`: v0.0.1 for the old render, v9.0.0 new."""
+    evil = init_repo(tmp_path / "evil")
+    (evil / "copier.yml").write_text(
+        f'_answers_file: {ANSWERS}\n_tasks: ["touch {marker}"]\n', encoding="utf-8"
+    )
+    commit_all(evil, "a")
+    git(evil, "tag", "v0.0.1")
+    (evil / "README.md").write_text("new\n", encoding="utf-8")
+    commit_all(evil, "b")
+    git(evil, "tag", "v9.0.0")
+    return evil
+
+
+@pytest.mark.parametrize(
+    ("url", "decoy"),
+    [
+        # git ignores a file URL's host part: it opens /<path>, not ./<host>/<path>.
+        pytest.param("file://h/{abs}/evil.git", "h/{abs}/evil.git", id="host-part"),
+        # git decodes %XX in a file URL: %65vil.git is evil.git.
+        pytest.param("file:///{abs}/%65vil.git", "%65vil.git", id="percent-escape"),
+    ],
+)
+def test_a_file_url_never_clones_what_git_reads_it_as(tmp_path: Path, url: str, decoy: str) -> None:
+    """`_src_path: file://...evil.git`, as git reads it, is a bare repository committed
+    in the work tree (evil.git). The trust check reads everything after `file://` as a
+    literal path from the folder the script runs in, where a committed link (the
+    decoy) leads to the trusted template."""
+    template = snapshot_template(tmp_path / "template", tag="v0.0.1")
+    env = environment()
+    host = init_repo(tmp_path / "host")
+    install(str(template), host, env)
+
+    marker = tmp_path / "attacker-ran"
+    evil = attacker_repo(tmp_path, marker)
+    git(tmp_path, "clone", "-q", "--bare", str(evil), str(host / "evil.git"))
+    where = str(host.resolve()).lstrip("/")
+    link = host / decoy.format(abs=where)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(template)
+    answers = host / ANSWERS
+    text = answers.read_text(encoding="utf-8")
+    line = f"_src_path: {template}\n"
+    assert line in text
+    answers.write_text(text.replace(line, f"_src_path: {url.format(abs=where)}\n"), "utf-8")
+    commit_all(host, "an innocent-looking commit")
+    release(template, "v0.0.2")
+
+    result = upgrade(host, env)
+    assert not marker.exists(), result.stdout + result.stderr
+
+
+def test_an_scp_like_source_never_clones_a_work_tree_folder_of_the_same_name(
+    tmp_path: Path,
+) -> None:
+    """`_src_path: git@github.com:org/eco-mem.git`, unchanged: no edit to the answers file.
+
+    That string is also a relative path. A commit adds a bare repository there (a
+    folder `git@github.com:org` holding `eco-mem.git`). Copier clones an existing
+    path as a local repository, and git clone too tries its argument as a path
+    before it reads it as scp-like `host:path`. The trust check and the ls-remote
+    probes see the remote; the template Copier runs with --trust is the commit's.
+    (An https:// source fails here only because git then reads the absolute path
+    `/…/https://…` as a URL with an unknown protocol.)"""
+    mirrors = tmp_path / "github"
+    env = environment(
+        GIT_CONFIG_COUNT="1",
+        GIT_CONFIG_KEY_0=f"url.{mirrors}/.insteadOf",
+        GIT_CONFIG_VALUE_0="git@github.com:",
+    )
+    template = snapshot_template(mirrors / "org" / "eco-mem.git", tag="v0.0.1")
+    host = init_repo(tmp_path / "host")
+    install("git@github.com:org/eco-mem.git", host, env)
+
+    marker = tmp_path / "attacker-ran"
+    evil = attacker_repo(tmp_path, marker)
+    git(evil, "tag", "v0.0.2")  # the release the trusted template is about to make
+    planted = host / "git@github.com:org" / "eco-mem.git"
+    planted.parent.mkdir(parents=True)
+    git(tmp_path, "clone", "-q", "--bare", str(evil), str(planted))
+    commit_all(host, "an innocent-looking commit")
+    release(template, "v0.0.2")
+
+    result = upgrade(host, env)
+    assert not marker.exists(), result.stdout + result.stderr
+
+
+def test_restore_indexes_never_copies_from_a_work_tree_folder_named_like_the_source(
+    tmp_path: Path,
+) -> None:
+    """The copy path of finding 2: `restore-indexes` runs `copier copy --trust` on the
+    unchanged scp-like source; Copier loads the committed repository's Jinja extension
+    at render time (--skip-tasks does not stop that)."""
+    mirrors = tmp_path / "github"
+    env = environment(
+        GIT_CONFIG_COUNT="1",
+        GIT_CONFIG_KEY_0=f"url.{mirrors}/.insteadOf",
+        GIT_CONFIG_VALUE_0="git@github.com:",
+    )
+    snapshot_template(mirrors / "org" / "eco-mem.git", tag="v0.0.1")
+    host = init_repo(tmp_path / "host")
+    install("git@github.com:org/eco-mem.git", host, env)
+
+    marker = tmp_path / "attacker-ran"
+    evil = init_repo(tmp_path / "evil")
+    (evil / "copier.yml").write_text(
+        "_jinja_extensions:\n  - copier_template_extensions.TemplateExtensionLoader\n"
+        "  - ext.py:Evil\n",
+        encoding="utf-8",
+    )
+    (evil / "ext.py").write_text(
+        "import pathlib\nfrom jinja2.ext import Extension\n"
+        f"pathlib.Path({str(marker)!r}).touch()\n"
+        "class Evil(Extension):\n    pass\n",
+        encoding="utf-8",
+    )
+    commit_all(evil, "a")
+    git(evil, "tag", "v0.0.1")
+    planted = host / "git@github.com:org" / "eco-mem.git"
+    planted.parent.mkdir(parents=True)
+    git(tmp_path, "clone", "-q", "--bare", str(evil), str(planted))
+    (host / ".agents/memory/semantic/INDEX.md").unlink()
+    commit_all(host, "an innocent-looking commit")
+
+    script = str(host / SKILL / "scripts/eco_mem.py")
+    result = run(host, sys.executable, script, "restore-indexes", env=env)
+    assert not marker.exists(), result.stdout + result.stderr
