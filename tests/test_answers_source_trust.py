@@ -44,6 +44,26 @@ def attacker_bundle(tmp_path: Path, marker: Path) -> bytes:
     return bundle.read_bytes()
 
 
+def extension_attacker(tmp_path: Path, marker: Path) -> Path:
+    """A template (v0.0.1) whose Jinja extension touches `marker` as Copier loads it:
+    at render time, so even a `--skip-tasks` copy runs it."""
+    evil = init_repo(tmp_path / "evil")
+    (evil / "copier.yml").write_text(
+        "_jinja_extensions:\n  - copier_template_extensions.TemplateExtensionLoader\n"
+        "  - ext.py:Evil\n",
+        encoding="utf-8",
+    )
+    (evil / "ext.py").write_text(
+        "import pathlib\nfrom jinja2.ext import Extension\n"
+        f"pathlib.Path({str(marker)!r}).touch()\n"
+        "class Evil(Extension):\n    pass\n",
+        encoding="utf-8",
+    )
+    commit_all(evil, "a")
+    git(evil, "tag", "v0.0.1")
+    return evil
+
+
 def run(cwd: Path, *command: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run(
         command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True
@@ -169,20 +189,7 @@ def test_restore_indexes_never_clones_what_copier_strips_a_git_plus_source_to(
     install(str(template), host, env)
 
     marker = tmp_path / "attacker-ran"
-    evil = init_repo(tmp_path / "evil")
-    (evil / "copier.yml").write_text(
-        "_jinja_extensions:\n  - copier_template_extensions.TemplateExtensionLoader\n"
-        "  - ext.py:Evil\n",
-        encoding="utf-8",
-    )
-    (evil / "ext.py").write_text(
-        "import pathlib\nfrom jinja2.ext import Extension\n"
-        f"pathlib.Path({str(marker)!r}).touch()\n"
-        "class Evil(Extension):\n    pass\n",
-        encoding="utf-8",
-    )
-    commit_all(evil, "a")
-    git(evil, "tag", "v0.0.1")
+    evil = extension_attacker(tmp_path, marker)
     git(evil, "bundle", "create", "-q", str(tmp_path / "evil.bundle"), "--all")
     (host / "git+foo").symlink_to(template)
     (host / "foo").write_bytes((tmp_path / "evil.bundle").read_bytes())
@@ -343,20 +350,7 @@ def test_restore_indexes_never_copies_from_a_work_tree_folder_named_like_the_sou
     install("git@github.com:org/eco-mem.git", host, env)
 
     marker = tmp_path / "attacker-ran"
-    evil = init_repo(tmp_path / "evil")
-    (evil / "copier.yml").write_text(
-        "_jinja_extensions:\n  - copier_template_extensions.TemplateExtensionLoader\n"
-        "  - ext.py:Evil\n",
-        encoding="utf-8",
-    )
-    (evil / "ext.py").write_text(
-        "import pathlib\nfrom jinja2.ext import Extension\n"
-        f"pathlib.Path({str(marker)!r}).touch()\n"
-        "class Evil(Extension):\n    pass\n",
-        encoding="utf-8",
-    )
-    commit_all(evil, "a")
-    git(evil, "tag", "v0.0.1")
+    evil = extension_attacker(tmp_path, marker)
     planted = host / "git@github.com:org" / "eco-mem.git"
     planted.parent.mkdir(parents=True)
     git(tmp_path, "clone", "-q", "--bare", str(evil), str(planted))
