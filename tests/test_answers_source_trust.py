@@ -28,7 +28,7 @@ VENV_BIN = str(Path(sys.executable).parent)
 IDEOGRAPHIC_SPACE = "\u3000"  # str.strip() drops it; YAML keeps it as text
 
 
-def attacker_bundle(tmp_path: Path, marker: Path) -> bytes:
+def attacker_repo(tmp_path: Path, marker: Path) -> Path:
     """A template whose task touches `marker`: v0.0.1 for the old render, v9.0.0 new."""
     evil = init_repo(tmp_path / "evil")
     (evil / "copier.yml").write_text(
@@ -39,6 +39,12 @@ def attacker_bundle(tmp_path: Path, marker: Path) -> bytes:
     (evil / "README.md").write_text("new\n", encoding="utf-8")
     commit_all(evil, "b")
     git(evil, "tag", "v9.0.0")
+    return evil
+
+
+def attacker_bundle(tmp_path: Path, marker: Path) -> bytes:
+    """`attacker_repo` as a git bundle: one regular file, which a commit can hold."""
+    evil = attacker_repo(tmp_path, marker)
     bundle = tmp_path / "evil.bundle"
     git(evil, "bundle", "create", "-q", str(bundle), "--all")
     return bundle.read_bytes()
@@ -244,20 +250,6 @@ def test_what_the_reader_accepts_yaml_reads_as_the_same_source_and_commit(
 
 
 # The third review (secrev-3, findings 1 and 2): variants the model still let through.
-
-
-def attacker_repo(tmp_path: Path, marker: Path) -> Path:
-    """A template whose task touches `marker`: v0.0.1 for the old render, v9.0.0 new."""
-    evil = init_repo(tmp_path / "evil")
-    (evil / "copier.yml").write_text(
-        f'_answers_file: {ANSWERS}\n_tasks: ["touch {marker}"]\n', encoding="utf-8"
-    )
-    commit_all(evil, "a")
-    git(evil, "tag", "v0.0.1")
-    (evil / "README.md").write_text("new\n", encoding="utf-8")
-    commit_all(evil, "b")
-    git(evil, "tag", "v9.0.0")
-    return evil
 
 
 @pytest.mark.parametrize(

@@ -43,9 +43,10 @@ def location(source: str, root: Path) -> str:
     trust check reads one way and Copier another (`git+foo` is `foo` to Copier) would
     run a template nobody checked. A UsageError for a `file:` URL, whose host part and
     %-escapes git reads by rules of its own."""
+    why = not_modelled(source)
+    if why:
+        raise UsageError(f"template source {source}: {why}")
     url, as_url = copier_url(source)
-    if not_modelled(source):
-        raise UsageError(f"template source {source}: {not_modelled(source)}")
     if not as_url:
         local = os.path.expanduser(url) if url.startswith("~") else url
         return os.path.realpath(os.path.join(root, local))
