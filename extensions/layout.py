@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 from jinja2 import Environment
@@ -37,7 +38,13 @@ def _load_is_git_dir():
         "eco_mem_path_rule", file / "scripts" / "ecomem" / "path_rule.py"
     )
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # No bytecode cache: it would land beside path_rule.py in Copier's clone of the
+    # template, and Copier renders that folder, cache included, into the host.
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = saved
     return module.is_git_dir
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import posixpath
+import sys
 from pathlib import Path
 from pprint import pformat
 
@@ -28,7 +29,13 @@ def _load_path_rule():
     file = file / "scripts" / "ecomem" / "path_rule.py"
     spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # No bytecode cache: it would land beside path_rule.py in Copier's clone of the
+    # template, and Copier renders that folder, cache included, into the host.
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = saved
     return module
 
 

@@ -357,3 +357,20 @@ def test_template_source_has_no_stray_files() -> None:
     template = Path(__file__).resolve().parent.parent / "template"
     assert not list(template.rglob("__pycache__"))
     assert shutil.which("git")
+
+
+def test_a_copy_by_a_python_that_writes_bytecode_renders_none(
+    template_repo: Path, dst: Path
+) -> None:
+    # The template's extensions load ecomem/path_rule.py from Copier's clone of the
+    # template; a cache file written there was rendered into the host with the rest.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    subprocess.run(
+        [sys.executable, "-m", "copier", "copy", "--trust", "--defaults", "--skip-tasks"]
+        + ["--quiet", str(template_repo), str(dst)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    assert (dst / SKILL / "SKILL.md").is_file()
+    assert not list(dst.rglob("*.pyc"))
