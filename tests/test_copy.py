@@ -365,9 +365,9 @@ def test_a_copy_by_a_python_that_writes_bytecode_renders_none(
     # The template's extensions load ecomem/path_rule.py from Copier's clone of the
     # template; a cache file written there was rendered into the host with the rest.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    copy = ["copy", "--trust", "--defaults", "--skip-tasks", "--quiet"]
     subprocess.run(
-        [sys.executable, "-m", "copier", "copy", "--trust", "--defaults", "--skip-tasks"]
-        + ["--quiet", str(template_repo), str(dst)],
+        [sys.executable, "-m", "copier", *copy, str(template_repo), str(dst)],
         env=env,
         check=True,
         capture_output=True,
