@@ -12,9 +12,11 @@ Run `copier update --trust -a ANSWERS_FILE` for eco-mem, then check the
 result: unmerged paths, conflict markers and .rej files are listed with what
 to do, and the command exits 1. Deleted drawer INDEX files are restored and
 the AGENTS.md, CLAUDE.md and .gitignore blocks refreshed. Refuses to start on
-a dirty git tree, when the template cannot be reached, when --vcs-ref
-names nothing, or when the answers file names a template this clone was
-never told to trust (`--template SRC` trusts one on purpose). Says so at
+a dirty git tree, when the template cannot be reached, or when the answers
+file names a template this clone was never told to trust (`--template SRC`
+trusts one on purpose). Renders only releases: the template's release tags
+are fetched once into a snapshot, and the installed `_commit` and --vcs-ref
+must each name one (a tag, or the commit a tag points to). Says so at
 once when the recorded version is the newest release. Without a terminal
 the recorded answers are used.
 Arguments after `--` go to copier unchanged.
@@ -24,7 +26,10 @@ EPILOG = "exit codes: 0 updated cleanly, 1 conflicts to resolve, 2 refused or fa
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "-r", "--vcs-ref", metavar="REF", help="template tag or commit (default: the newest tag)"
+        "-r",
+        "--vcs-ref",
+        metavar="REF",
+        help="a release tag, or the commit one points to (default: the newest release)",
     )
     parser.add_argument(
         "-l",
@@ -40,6 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SRC",
         help="trust this template (URL or path) in this clone; when it is a new home,"
         " also record it as _src_path in the answers file and commit that",
+    )
+    parser.add_argument(
+        "--releases",
+        metavar="DIR",
+        help="render from this release snapshot, fetched once for a whole fleet run"
+        " (the fleet passes it), instead of fetching the releases again",
     )
     parser.add_argument(
         "--remember-source",

@@ -35,10 +35,13 @@ from ..safe_open import make_folders, replace, write_text
 from ..store.load import INDEX
 from . import template_source
 from .answers import read_answers, read_text, refuse_folders_out_of_place
-from .copier_run import run_trusted
+from .copier_run import released, run_copier
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
+from .releases import Releases, answers_pinned, release_of
 from .template_source import is_remote, location, refuse_option, same_template
 
+# Copier options upgrade sets itself (the version rendered is taken by take_vcs_ref).
+PINNED_BY_US = ("--answers-file", "--src-path")
 UNMERGED = {"DD", "AU", "UD", "UA", "DU", "AA", "UU"}
 MARKERS = ("<<<<<<< ", ">>>>>>> ")
 
@@ -77,13 +80,13 @@ def _has_markers(path: Path) -> bool:
 
 
 def restore_missing_indexes(
-    root: Path, copier: list[str], answers: dict[str, str], in_use: str = ""
+    root: Path, copier: list[str], answers: dict[str, str], releases: Releases
 ) -> list[str]:
-    """Render the installed version into a scratch folder and copy back deleted INDEX files.
+    """Render the installed release into a scratch folder and copy back deleted INDEX files.
 
     Copier treats a template file the team deleted as a wish and does not
     recreate it; a drawer without its INDEX.md is broken, so we put it back.
-    The render runs only a trusted source (copier_run.run_trusted).
+    The render is of a release only (copier_run.run_copier).
     """
     memory = root / protocol.MEMORY_DIR
     missing = [d for d in protocol.DRAWERS if not (memory / d / INDEX).exists()]
@@ -92,11 +95,11 @@ def restore_missing_indexes(
     # The questions only: Copier would take a computed value given as data as it is.
     asked = [(key, value) for key, value in answers.items() if key in protocol.QUESTIONS]
     data = [f"--data={key}={value}" for key, value in asked]
-    source, ref = answers.get("_src_path", ""), answers.get("_commit", "HEAD")
-    refuse_option("_commit", ref)
+    source = answers.get("_src_path", "")
+    installed = release_of(releases, answers.get("_commit", ""), "_commit", source)
     with tempfile.TemporaryDirectory(prefix="eco-mem-restore.") as scratch:
-        options = ["--defaults", "--skip-tasks", "--quiet", f"--vcs-ref={ref}", *data]
-        code, reason = run_trusted(root, copier, "copy", options, source, scratch, in_use=in_use)
+        options = ["--defaults", "--skip-tasks", "--quiet", f"--vcs-ref={installed.commit}", *data]
+        code, reason = run_copier(root, copier, "copy", options, releases, scratch)
         if code != 0:
             # Say so: a missing INDEX must not hide behind a clean-looking upgrade.
             print(
@@ -106,10 +109,10 @@ def restore_missing_indexes(
             return []
         restored = []
         for drawer in missing:
-            source = Path(scratch) / protocol.MEMORY_DIR / drawer / INDEX
-            if source.is_file():
+            rendered = Path(scratch) / protocol.MEMORY_DIR / drawer / INDEX
+            if rendered.is_file():
                 make_folders(root, memory / drawer)
-                replace(root, memory / drawer / INDEX, source.read_bytes())
+                replace(root, memory / drawer / INDEX, rendered.read_bytes())
                 restored.append(f"{protocol.MEMORY_DIR}/{drawer}/INDEX.md")
         return restored
 
@@ -135,26 +138,6 @@ def source_problem(source: str, root: Path) -> str:
     if git(local, "rev-parse", "--git-dir").returncode != 0:
         return f"{local} is not a git repository"
     return ""
-
-
-def ref_exists(source: str, root: Path, ref: str) -> bool:
-    """True when `ref` (tag, branch or commit) is in the template at `source`."""
-    where = location(source, root)
-    if is_remote(where):
-        if re.fullmatch(r"[0-9a-f]{7,40}", ref):
-            return True  # a commit cannot be looked up without cloning; let Copier try
-        listed = git(root, "ls-remote", "--", where, f"refs/tags/{ref}", f"refs/heads/{ref}")
-        return bool(listed.stdout.strip())
-    found = git(
-        Path(where), "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"
-    )
-    return found.returncode == 0
-
-
-def newest_tags(source: str, root: Path, count: int = 3) -> list[str]:
-    where = location(source, root)
-    listed = git(root, "ls-remote", "--tags", "--refs", "--sort=-v:refname", "--", where).stdout
-    return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines()[:count]]
 
 
 def point_at_template(root: Path, answers_file: Path, source: str) -> None:
@@ -184,12 +167,31 @@ def point_at_template(root: Path, answers_file: Path, source: str) -> None:
     print(f"{protocol.ANSWERS_FILE}: _src_path is now {source} (committed)")
 
 
-def copier_arguments(args) -> list[str]:
-    """Options for `copier update`: ours, then whatever followed `--`."""
+def take_vcs_ref(args) -> None:
+    """Move a `--vcs-ref` given to Copier after `--` onto upgrade's own option: the
+    version is resolved against the releases here, and Copier gets its commit."""
+    extra, found = [], []
+    rest = iter(args.copier_args)
+    for arg in rest:
+        if arg in ("-r", "--vcs-ref"):
+            found.append(next(rest, ""))
+        elif arg.startswith("--vcs-ref="):
+            found.append(arg.split("=", 1)[1])
+        else:
+            extra.append(arg)
+    wanted = {ref for ref in [args.vcs_ref, *found] if ref}
+    if len(wanted) > 1:
+        raise UsageError(f"two versions asked for: {', '.join(sorted(wanted))}")
+    args.vcs_ref, args.copier_args = (wanted.pop() if wanted else None), extra
+
+
+def copier_arguments(args, commit: str) -> list[str]:
+    """Options for `copier update`: ours, the release's commit, then whatever followed `--`."""
     extra = [arg for arg in args.copier_args if arg != "--"]
-    options = []
-    if args.vcs_ref:
-        options += ["--vcs-ref", args.vcs_ref]
+    chosen = [arg for arg in extra if arg == "-a" or arg.startswith(PINNED_BY_US)]
+    if chosen:
+        raise UsageError(f"{chosen[0]} after `--`: upgrade names the answers file itself")
+    options = ["--vcs-ref", commit]
     # Without a terminal nobody can answer a question: use the recorded answers
     # (and defaults for new questions) instead of failing half-way.
     asked_already = {"--defaults", "-l", "-f"} & set(extra)
@@ -279,6 +281,7 @@ def installed_answers(root: Path) -> Path:
 
 def preflight(root: Path, args) -> tuple[Path, list[str]]:
     """Check everything that can be checked before Copier runs; return answers file and copier."""
+    take_vcs_ref(args)
     answers_file = installed_answers(root)
     copier = copier_command()
     if copier is None:
@@ -311,9 +314,6 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
         )
     if args.vcs_ref:
         refuse_option("--vcs-ref", args.vcs_ref)
-    if args.vcs_ref and not ref_exists(source, root, args.vcs_ref):
-        tags = ", ".join(newest_tags(source, root)) or "none"
-        raise UsageError(f"--vcs-ref {args.vcs_ref} is not in {source} (newest tags: {tags})")
     return answers_file, copier
 
 
@@ -344,24 +344,36 @@ def restore_command(root: Path, in_use: str = "") -> int:
     answers_file = root / protocol.ANSWERS_FILE
     if copier is None or not answers_file.is_file():
         raise UsageError("needs copier and the answers file")
-    for path in restore_missing_indexes(root, copier, read_answers(answers_file), in_use):
-        print(f"restored {path} from the template")
+    answers = read_answers(answers_file)
+    with released(root, answers.get("_src_path", ""), in_use) as releases:
+        for path in restore_missing_indexes(root, copier, answers, releases):
+            print(f"restored {path} from the template")
     return 0
 
 
 def run(root: Path, args) -> int:
     answers_file, copier = preflight(root, args)
-    before = read_answers(answers_file).get("_commit", "?")
-    # run_trusted checks the source again (preflight did): no Copier call skips it.
-    options = ["-a", protocol.ANSWERS_FILE, *copier_arguments(args)]
-    source = read_answers(answers_file).get("_src_path", "")
-    code, crash = run_trusted(root, copier, "update", options, source, stream=True)
-    answers = read_answers(answers_file)  # as the update left them
-    after = answers.get("_commit", "?")
+    answers = read_answers(answers_file)
+    before, source = answers.get("_commit", "?"), answers.get("_src_path", "")
+    # One snapshot of the releases for the whole upgrade: both renders and the INDEX
+    # restore read it, so a tag moved meanwhile changes nothing here.
+    with released(root, source, given=getattr(args, "releases", "") or "") as releases:
+        installed = release_of(releases, before, f"_commit in {protocol.ANSWERS_FILE}", source)
+        if args.vcs_ref:
+            target = release_of(releases, args.vcs_ref, "--vcs-ref", source)
+        else:
+            target = releases.newest()
+            if target is None:
+                raise UsageError(f"{source} has pre-releases only; name one with --vcs-ref")
+        options = ["-a", protocol.ANSWERS_FILE, *copier_arguments(args, target.commit)]
+        with answers_pinned(root, releases, installed):
+            code, crash = run_copier(root, copier, "update", options, releases, stream=True)
+        answers = read_answers(answers_file)  # as the update left them
+        after = answers.get("_commit", "?")
 
-    if "--skip-tasks" in args.copier_args:
-        strip_rows(root)  # the after-migration's other half, which --skip-tasks skipped
-    restored = restore_missing_indexes(root, copier, answers)
+        if "--skip-tasks" in args.copier_args:
+            strip_rows(root)  # the after-migration's other half, which --skip-tasks skipped
+        restored = restore_missing_indexes(root, copier, answers, releases)
     # The after-migrations already ran these between tags; run them again for
     # untagged updates, and speak only when they changed something.
     for command_name in ("blocks", "track"):
