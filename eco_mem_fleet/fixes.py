@@ -6,23 +6,25 @@ its changes staged (all-repos commits and pushes them) or exactly as cloned
 
 Nothing here runs the repository's own scripts: Copier runs with its tasks and
 migrations skipped, and the commands they would run come from the fleet's own
-render of its template (own_scripts.py).
+render of its template (own_scripts.py). Every render is of a release from the
+run's snapshot (releases.py), in a process with no token (clean_env.py).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import copier
+import yaml
 
 from eco_mem_fleet.autofix import Job, discard_changes
-from eco_mem_fleet.own_scripts import OwnScripts, refusal, run_own
+from eco_mem_fleet.own_scripts import OwnScripts, refusal, render_release, unreleased
 from eco_mem_fleet.report import Outcome
-from eco_mem_fleet.versions import is_older, read_answers
+from eco_mem_fleet.versions import ANSWERS_FILE, is_older, read_answers
 
 HERE = Path(".")  # all-repos runs the fix with the scratch clone as working directory
 # `eco_mem.py upgrade` lists each conflicted file on stderr as "  PATH: what to do".
@@ -37,13 +39,13 @@ def hiding_rules(stderr: str) -> str:
     return "; ".join(dict.fromkeys(found))
 
 
-def finish_install(script: Path) -> str:
+def finish_install(scripts: OwnScripts, script: Path) -> str:
     """Run the copy's tasks (`blocks`, then `track`) from the fleet's own scripts.
 
     Returns why the repository fails when track names a hiding rule, else "";
     any other failure raises with its last line."""
     for command in ("blocks", "track"):
-        done = run_own(script, command, root=".")
+        done = scripts.run(script, command, root=".")
         sys.stdout.write(done.stdout + done.stderr)  # into all-repos' log for this repo
         if done.returncode == 0:
             continue
@@ -86,6 +88,15 @@ def hidden_failure(outcome: Outcome, hidden: list[str]) -> Outcome:
     return outcome
 
 
+def source_recorded(template: str) -> None:
+    """Record the template as the operator named it: the render came from the run's
+    snapshot folder, which Copier wrote as `_src_path` and which is gone after the run."""
+    path = HERE / ANSWERS_FILE
+    text = path.read_text(encoding="utf-8")
+    line = yaml.safe_dump({"_src_path": template}, default_flow_style=False).strip()
+    path.write_text(re.sub(r"(?m)^_src_path:.*$", lambda _: line, text, count=1), encoding="utf-8")
+
+
 def already_installed(repo: str, answers: dict, target: str) -> Outcome:
     """A skipped install shows the version it has and the one this run installs."""
     installed = str(answers.get("_commit", "?"))
@@ -101,22 +112,16 @@ def install_one(job: Job, repo: str) -> Outcome:
     if answers is not None:
         return already_installed(repo, answers, ref)
     outcome = Outcome(repo, "install", before="-", after=ref)
-    template = job.options["template"]
-    copier.run_copy(
-        template,
-        ".",
-        data=job.options["data"],
-        defaults=True,
-        unsafe=True,  # the fleet's own template, pinned for the run
-        skip_tasks=True,  # they would run the scripts in the tree, host files among them
-        quiet=True,
-        vcs_ref=job.options["vcs_ref"],
-    )
-    answers = read_answers(HERE) or {}
-    outcome.message = refusal(HERE, answers, template)
-    if not outcome.message:
-        with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
-            outcome.message = finish_install(OwnScripts(template, ref, folder).script(answers))
+    template, releases = job.options["template"], job.options["releases"]
+    with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
+        scripts = OwnScripts(releases, ref, folder)
+        # Tasks skipped: they would run the scripts in the tree, host files among them.
+        render_release(releases, ref, os.path.abspath(HERE), job.options["data"], scripts.env)
+        source_recorded(template)
+        answers = read_answers(HERE) or {}
+        outcome.message = refusal(HERE, answers, template)
+        if not outcome.message:
+            outcome.message = finish_install(scripts, scripts.script(answers))
     if outcome.message:
         outcome.result = "failed"
         discard_changes()
@@ -134,9 +139,13 @@ def upgrade_one(job: Job, repo: str) -> Outcome:
     if answers is None:
         return Outcome(repo, "upgrade", result="skipped", message="eco-mem not installed")
     before = str(answers.get("_commit", "?"))
-    template, target = job.options["template"], job.options["ref"]
+    template, target, releases = (
+        job.options["template"],
+        job.options["ref"],
+        job.options["releases"],
+    )
     outcome = Outcome(repo, "upgrade", before=before, after=target)
-    outcome.message = refusal(HERE, answers, template)
+    outcome.message = refusal(HERE, answers, template) or unreleased(answers, releases)
     if outcome.message:
         return outcome
     if not is_older(before, target):
@@ -145,12 +154,15 @@ def upgrade_one(job: Job, repo: str) -> Outcome:
     # `eco_mem.py upgrade` owns conflict detection, INDEX restore and the blocks; the
     # fleet runs its own copy, rendered at the target, and tells it which template to
     # trust. --skip-tasks: the template's migrations would run the tree's scripts.
+    # --releases: the run's snapshot, so this repository renders the commits every
+    # other one does, and nothing a tag moved since the run began.
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
-        script = OwnScripts(template, target, folder).script(answers)
-        upgrade = run_own(
-            script,
+        scripts = OwnScripts(releases, target, folder)
+        upgrade = scripts.run(
+            scripts.script(answers),
             "upgrade",
-            *("--template", template, "--", "--defaults", "--skip-tasks", "--vcs-ref", target),
+            *("--template", template, "--releases", releases.folder, "--vcs-ref", target),
+            *("--", "--defaults", "--skip-tasks"),
             root=".",
         )
     sys.stdout.write(upgrade.stdout + upgrade.stderr)  # into all-repos' log for this repo

@@ -26,8 +26,9 @@ from all_repos import autofix_lib
 
 from eco_mem_fleet import autofix
 from eco_mem_fleet.fixes import already_installed, install_one
+from eco_mem_fleet.releases import pinned_releases
 from eco_mem_fleet.report import Outcome
-from eco_mem_fleet.versions import UNREADABLE, newest_tag, read_answers, template_source, unreadable
+from eco_mem_fleet.versions import UNREADABLE, read_answers, template_source, unreadable
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,20 +81,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"install: {error}", file=sys.stderr)
         return 2
-    # Pin one ref for the whole run: a tag pushed mid-run must not split the fleet.
-    ref = args.vcs_ref or newest_tag(template)
-    if ref is None:
-        print(f"install: no version tag found at {template}; pass --vcs-ref", file=sys.stderr)
-        return 2
-    return autofix.run(
-        args,
-        action="install",
-        fixer=install_one,
-        select=functools.partial(not_installed, ref=ref),
-        msg=f"Install eco-mem {ref}",
-        branch_name="eco-mem-install",
-        options={"template": template, "vcs_ref": ref, "ref": ref, "data": data},
-    )
+    # One snapshot of the releases, one commit, for the whole run (releases.py).
+    with pinned_releases("install", template, args.vcs_ref) as pinned:
+        if pinned is None:
+            return 2
+        releases, ref = pinned
+        return autofix.run(
+            args,
+            action="install",
+            fixer=install_one,
+            select=functools.partial(not_installed, ref=ref),
+            msg=f"Install eco-mem {ref}",
+            branch_name="eco-mem-install",
+            options={
+                "template": template,
+                "vcs_ref": ref,
+                "ref": ref,
+                "data": data,
+                "releases": releases,
+            },
+        )
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@
 A repository's `<skill>/eco-mem/scripts/` is data a commit can change; the
 fleet runs with the organisation's token in its environment, so it never
 executes that copy, never imports from it and never builds a path to run
-from it. Instead it renders the template it was started with (`--template`,
-at the one ref pinned for the run) into a temporary folder, with the
-repository's answers so SKILL_DIR, MEMORY_DIR and the rest match, and runs
-that `eco_mem.py` under `python -I` with `--root` pointing at the clone.
-One render per distinct set of answers per run; most fleets need one.
+from it. Instead it renders the release the run pinned (from the snapshot of
+release tags fetched once for the run, releases.py, at that release's commit)
+into a temporary folder, with the repository's answers so SKILL_DIR,
+MEMORY_DIR and the rest match, and runs that `eco_mem.py` under `python -I`
+with `--root` pointing at the clone. One render per distinct set of answers
+per run; most fleets need one. Renders and scripts run in processes of their
+own with the clean environment of clean_env.py: the token stays behind.
 
 Before anything runs, `refusal` turns down a repository whose answers name
 another template than the fleet's, a path that leaves the repository or
@@ -25,11 +27,12 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
-import copier
-
+from eco_mem_fleet.clean_env import clean_environment
+from eco_mem_fleet.releases import Releases
 from eco_mem_fleet.versions import ANSWERS_FILE, DEFAULT_SKILL_PATH
 
 DEFAULT_MEMORY_PATH = ".agents/memory"
@@ -133,6 +136,20 @@ def refusal(repo: Path, answers: dict, template: str) -> str:
     return ""
 
 
+def unreleased(answers: dict, releases: Releases) -> str:
+    """Why an upgrade will not start from this repository's `_commit`, or "".
+
+    `copier update` renders the installed version first, imports included: only a
+    commit a release tag points to may be that version."""
+    commit = answers.get("_commit")
+    if releases.named(commit):
+        return ""
+    return (
+        f"refused: _commit {str(commit)!r} names no release of the template, and only"
+        " releases are rendered; nothing of it was fetched"
+    )
+
+
 def answered(answers: dict) -> dict:
     """The answers to the template's QUESTIONS, plain scalars only: what the render needs.
     Never a computed value, even where `refusal` was skipped."""
@@ -143,43 +160,69 @@ def answered(answers: dict) -> dict:
     }
 
 
-class OwnScripts:
-    """Renders of the fleet's template at one ref, one per set of answers, in `folder`."""
+def render_release(
+    releases: Releases, tag: str, destination: str, data: dict, env: dict[str, str]
+) -> None:
+    """`copier copy` of one release (its commit, from the snapshot) into `destination`,
+    tasks skipped, in a process of its own with `env`; RuntimeError with Copier's last
+    line when it fails."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as answers:
+        json.dump(data, answers)  # JSON is YAML: every answer keeps its type
+    command = [
+        *(sys.executable, "-m", "copier", "copy", "--trust", "--defaults", "--skip-tasks"),
+        *("--quiet", "--vcs-ref", releases.commit(tag)),
+        *("--data-file", answers.name, "--", releases.folder, destination),
+    ]
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL
+        )
+    finally:
+        os.unlink(answers.name)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise RuntimeError(f"copier copy of {tag}: {last}")
 
-    def __init__(self, template: str, ref: str, folder: str) -> None:
-        self.template, self.ref, self.folder = template, ref, Path(folder)
-        self._lock = threading.Lock()  # Copier renders one at a time in a process
+
+class OwnScripts:
+    """Renders of one release of the fleet's template, one per set of answers, in `folder`."""
+
+    def __init__(self, releases: Releases, tag: str, folder: str) -> None:
+        self.releases, self.tag, self.folder = releases, tag, Path(folder)
+        self._lock = threading.Lock()  # one render of each set of answers
         self._renders: dict[str, Path] = {}
+        home = self.folder / "home"
+        home.mkdir(exist_ok=True)
+        self.env = clean_environment(str(home))
 
     def script(self, answers: dict) -> Path:
-        """This template's `eco_mem.py`, rendered with `answers` (check `refusal` first)."""
+        """This release's `eco_mem.py`, rendered with `answers` (check `refusal` first)."""
         data = answered(answers)
         key = json.dumps(data, sort_keys=True)
         with self._lock:
             if key not in self._renders:
                 render = self.folder / f"render-{len(self._renders)}"
-                copier.run_copy(
-                    self.template,
-                    render,
-                    data=data,
-                    defaults=True,
-                    unsafe=True,  # the fleet's own template, pinned: its extensions load
-                    skip_tasks=True,
-                    quiet=True,
-                    vcs_ref=self.ref,
-                )
+                render_release(self.releases, self.tag, str(render), data, self.env)
                 skill_path = str(data.get("skill_path") or DEFAULT_SKILL_PATH)
                 self._renders[key] = render / skill_path / "eco-mem" / "scripts" / "eco_mem.py"
             return self._renders[key]
 
+    def run(self, script: Path, command: str, *args: str, root: str) -> subprocess.CompletedProcess:
+        """run_own with this render's clean environment."""
+        return run_own(script, command, *args, root=root, env=self.env)
 
-def run_own(script: Path, command: str, *args: str, root: str) -> subprocess.CompletedProcess:
+
+def run_own(
+    script: Path, command: str, *args: str, root: str, env: dict[str, str]
+) -> subprocess.CompletedProcess:
     """`python -I OWN/eco_mem.py COMMAND --root ROOT ARGS`: -I keeps the script's folder,
-    the current folder and PYTHON* variables out of the import path."""
+    the current folder and PYTHON* variables out of the import path; `env` is a clean
+    environment (clean_env.py), never the fleet's own."""
     return subprocess.run(
         # An absolute root: some commands hand it to `git -C` beside paths under it.
         [sys.executable, "-I", str(script), command, "--root", os.path.abspath(root), *args],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
+        env=env,
     )

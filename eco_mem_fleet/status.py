@@ -35,12 +35,12 @@ from pathlib import Path
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
-from eco_mem_fleet.own_scripts import OwnScripts, refusal, run_own
+from eco_mem_fleet.own_scripts import OwnScripts, refusal
+from eco_mem_fleet.releases import pinned_releases
 from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
 from eco_mem_fleet.versions import (
     UNREADABLE,
     is_older,
-    newest_tag,
     read_answers,
     template_source,
     unreadable,
@@ -98,9 +98,9 @@ def worst_first(statuses: Sequence[RepoStatus]) -> list[RepoStatus]:
     return sorted(statuses, key=lambda s: (-(s.finding_count or 0), s.ok, s.repo))
 
 
-def read_review(status: RepoStatus, script: Path, path: str) -> None:
+def read_review(status: RepoStatus, scripts: OwnScripts, script: Path, path: str) -> None:
     """Fill in the review columns; leave them None when review cannot read the memory."""
-    done = run_own(script, "review", "--json", root=path)
+    done = scripts.run(script, "review", "--json", root=path)
     if done.returncode not in (0, 1):
         return  # an install older than `review`, or one too broken to read
     try:
@@ -150,7 +150,7 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[-1]
         status.problem = f"refused: its answers do not render: {reason}"
         return status
-    verify = run_own(script, "verify", "--json", root=path)
+    verify = fleet.scripts.run(script, "verify", "--json", root=path)
     status.verify_exit = verify.returncode
     try:
         counts = json.loads(verify.stdout)["counts"]
@@ -158,7 +158,7 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
     except (ValueError, KeyError, TypeError):
         last = (verify.stderr.strip().splitlines() or ["no JSON from verify"])[-1]
         status.problem = f"verify: {last}"
-    read_review(status, script, path)
+    read_review(status, fleet.scripts, script, path)
     return status
 
 
@@ -260,16 +260,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"status: run all-repos-clone -C {args.config_filename} first", file=sys.stderr)
         return 2
     template = template_source(args.template)
-    ref = args.vcs_ref or newest_tag(template)
-    if ref is None:
-        print(f"status: no version tag found at {template}; pass --vcs-ref", file=sys.stderr)
-        return 2
     items = [(name, os.path.join(config.output_dir, name)) for name in sorted(cloned)]
-    with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
-        fleet = Fleet(template, ref, OwnScripts(template, ref, folder))
-        inspect_one = functools.partial(inspect, fleet)
-        with mapper.thread_mapper(args.jobs) as do_map:
-            statuses = worst_first(list(do_map(counted(inspect_one, len(items)), items)))
+    with pinned_releases("status", template, args.vcs_ref) as pinned:
+        if pinned is None:
+            return 2
+        releases, ref = pinned
+        with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
+            fleet = Fleet(template, ref, OwnScripts(releases, ref, folder))
+            inspect_one = functools.partial(inspect, fleet)
+            with mapper.thread_mapper(args.jobs) as do_map:
+                statuses = worst_first(list(do_map(counted(inspect_one, len(items)), items)))
     if args.report:
         try:
             write_status_report(args.report, [s.as_json() for s in statuses])

@@ -3,8 +3,10 @@
     python -m eco_mem_fleet.upgrade -C all-repos.json --template SRC [--vcs-ref REF]
         [--report FILE] [--diff | --log FILE] [--dry-run] [-j N] [--repos ...]
 
-The target is --vcs-ref, else the newest version tag of --template, pinned
-for the whole run. A repository whose answers name another template, or a
+The template's release tags are fetched once into a snapshot, and the run
+renders nothing else: the target is the release --vcs-ref names, else the
+newest, pinned by commit for the whole run, and a repository whose `_commit`
+names no release is refused in its own row. A repository whose answers name another template, or a
 path outside it, is refused (failed, nothing pushed). In each other one
 `eco_mem.py upgrade` does the work (conflict check, INDEX restore, blocks),
 so the fleet gives exactly its guarantees; it is the fleet's own copy of
@@ -25,16 +27,10 @@ from all_repos import autofix_lib
 
 from eco_mem_fleet import autofix
 from eco_mem_fleet.fixes import upgrade_one
-from eco_mem_fleet.own_scripts import refusal
+from eco_mem_fleet.own_scripts import refusal, unreleased
+from eco_mem_fleet.releases import Releases, pinned_releases
 from eco_mem_fleet.report import Outcome
-from eco_mem_fleet.versions import (
-    UNREADABLE,
-    is_older,
-    newest_tag,
-    read_answers,
-    template_source,
-    unreadable,
-)
+from eco_mem_fleet.versions import UNREADABLE, is_older, read_answers, template_source, unreadable
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def behind(template: str, target: str):
+def behind(template: str, target: str, releases: Releases):
     """A `select` for autofix.run: leave alone repos that lack eco-mem or are current,
     and fail those the fleet refuses to act on (another template, paths outside, an
     answers file it cannot read): one repository fails, the run goes on."""
@@ -67,7 +63,7 @@ def behind(template: str, target: str):
         if answers is None:
             return Outcome(name, "upgrade", result="skipped", message="eco-mem not installed")
         installed = str(answers.get("_commit", "?"))
-        refused = refusal(Path(path), answers, template)
+        refused = refusal(Path(path), answers, template) or unreleased(answers, releases)
         if refused:
             return Outcome(name, "upgrade", installed, target, "failed", message=refused)
         if is_older(installed, target):
@@ -82,20 +78,19 @@ def behind(template: str, target: str):
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     template = template_source(args.template)
-    # Pin one ref for the whole run: a tag pushed mid-run must not split the fleet.
-    ref = args.vcs_ref or newest_tag(template)
-    if ref is None:
-        print(f"upgrade: no version tag found at {template}; pass --vcs-ref", file=sys.stderr)
-        return 2
-    return autofix.run(
-        args,
-        action="upgrade",
-        fixer=upgrade_one,
-        select=behind(template, ref),
-        msg=f"Upgrade eco-mem to {ref}",
-        branch_name="eco-mem-upgrade",
-        options={"template": template, "vcs_ref": ref, "ref": ref},
-    )
+    with pinned_releases("upgrade", template, args.vcs_ref) as pinned:
+        if pinned is None:
+            return 2
+        releases, ref = pinned
+        return autofix.run(
+            args,
+            action="upgrade",
+            fixer=upgrade_one,
+            select=behind(template, ref, releases),
+            msg=f"Upgrade eco-mem to {ref}",
+            branch_name="eco-mem-upgrade",
+            options={"template": template, "vcs_ref": ref, "ref": ref, "releases": releases},
+        )
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from eco_mem_fleet.own_scripts import QUESTIONS, OwnScripts
+from eco_mem_fleet.releases import fetch
 from extensions.answers import computed_questions
 from tests.fleet import (
     clone_all,
@@ -180,7 +181,9 @@ def test_an_unreadable_answers_file_fails_that_repository_only(fleet, action) ->
 def test_the_fleets_render_never_takes_a_computed_value(tmp_path: Path) -> None:
     template = two_releases(tmp_path / "eco-mem")
     answers = yaml.safe_load(COMPUTED_ANSWERS) | {"skill_path": ".agents/skills"}
-    script = OwnScripts(str(template), "v2.0.0", str(tmp_path / "own")).script(answers)
+    releases = fetch(str(template), str(tmp_path / "releases"))
+    (tmp_path / "own").mkdir()
+    script = OwnScripts(releases, "v2.0.0", str(tmp_path / "own")).script(answers)
     protocol = (script.parent / "ecomem/protocol.py").read_text(encoding="utf-8")
     assert EVIL not in protocol and "semantic/x" not in protocol
     assert f"SKILL_DIR = '{SKILL}'" in protocol

@@ -1,0 +1,127 @@
+"""The fleet's template, as the releases it holds: fetched once per run, pinned by commit.
+
+A template repository serves much more than its releases: every pull request's
+head on GitHub, any object of a local repository. An answers file's `_commit`
+is a commit's word, so it may name any of that, and `copier update` renders
+what it names (its Jinja extensions are Python). The fleet therefore fetches
+the template's release tags once, at the start of a run, into a snapshot
+folder of its own, and renders nothing else: its own scripts, installs and
+upgrades all read that folder at a commit a release tag pointed to when the
+run began. A tag moved mid-run changes nothing, and a `_commit` that names no
+release is refused in its repository's row before anything is fetched for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from eco_mem_fleet.versions import parse_version
+
+HEX = re.compile(r"[0-9a-f]{7,64}")
+
+
+class NoReleases(Exception):
+    """The template cannot be read, or holds no release tag; the run cannot start."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Releases:
+    """A snapshot folder holding only the release tags, and the commit each names."""
+
+    folder: str
+    commits: dict[str, str]  # tag -> commit
+
+    def named(self, ref: object) -> str | None:
+        """The release tag `ref` names (the tag itself, or at least 7 hex digits of the
+        commit only release tags on one commit point to), else None."""
+        text = str(ref or "")
+        if text in self.commits:
+            return text
+        if not HEX.fullmatch(text):
+            return None
+        found = {commit for commit in self.commits.values() if commit.startswith(text)}
+        if len(found) != 1:
+            return None
+        tags = [tag for tag, commit in self.commits.items() if commit in found]
+        return max(tags, key=parse_version)
+
+    def newest(self) -> str | None:
+        final = [tag for tag in self.commits if not parse_version(tag).is_prerelease]
+        return max(final, key=parse_version) if final else None
+
+    def commit(self, tag: str) -> str:
+        return self.commits[tag]
+
+
+def _git(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+
+
+def _last_line(done: subprocess.CompletedProcess) -> str:
+    return (done.stderr.strip().splitlines() or [f"git exit {done.returncode}"])[-1]
+
+
+def fetch(template: str, folder: str) -> Releases:
+    """Fetch the release tags of `template` (URL or absolute path) into the new
+    repository `folder`; NoReleases with a one-line reason when that fails."""
+    listed = _git("ls-remote", "--tags", "--refs", "--", template)
+    if listed.returncode != 0:
+        raise NoReleases(f"cannot list the tags of {template}: {_last_line(listed)}")
+    names = [line.split("refs/tags/", 1)[1] for line in listed.stdout.splitlines() if "\t" in line]
+    names = [name for name in names if parse_version(name) and not name.startswith("-")]
+    if not names:
+        raise NoReleases(f"no version tag found at {template}")
+    # Not bare: Copier takes a local template only when it is a work tree's root.
+    made = _git("init", "--quiet", "--", folder)
+    if made.returncode != 0:
+        raise NoReleases(f"cannot make a snapshot in {folder}: {_last_line(made)}")
+    specs = [f"+refs/tags/{name}:refs/tags/{name}" for name in names]
+    for start in range(0, len(specs), 200):
+        fetched = _git(
+            "fetch", "--quiet", "--no-tags", "--", template, *specs[start : start + 200], cwd=folder
+        )
+        if fetched.returncode != 0:
+            raise NoReleases(f"cannot fetch the tags of {template}: {_last_line(fetched)}")
+    shown = _git(
+        "for-each-ref",
+        "--format=%(refname:strip=2)%09%(objecttype)%09%(objectname)%09%(*objectname)",
+        "refs/tags",
+        cwd=folder,
+    )
+    commits = {}
+    for line in shown.stdout.splitlines():
+        name, kind, target, peeled = [*line.split("\t"), "", "", ""][:4]
+        commits[name] = peeled if kind == "tag" else target
+    return Releases(str(Path(folder).resolve()), commits)
+
+
+@contextlib.contextmanager
+def pinned_releases(
+    program: str, template: str, wanted: str | None
+) -> Iterator[tuple[Releases, str] | None]:
+    """The run's snapshot and the release tag it acts on (`wanted`, else the newest),
+    for as long as the run lasts; None, after one line on stderr, when there is none."""
+    with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-releases.") as scratch:
+        try:
+            releases = fetch(template, str(Path(scratch) / "releases"))
+        except NoReleases as error:
+            print(f"{program}: {error}", file=sys.stderr)
+            yield None
+            return
+        tag = releases.named(wanted) if wanted else releases.newest()
+        if tag is None:
+            shown = ", ".join(sorted(releases.commits, key=parse_version)[-3:])
+            what = f"--vcs-ref {wanted} names no release" if wanted else "no final release"
+            print(f"{program}: {what} of {template} (releases: {shown})", file=sys.stderr)
+            yield None
+            return
+        yield releases, tag
