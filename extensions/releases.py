@@ -1,0 +1,80 @@
+"""Copier's own update refuses an installed version that is no release of this template.
+
+`copier update` renders the installed version (the answers file's `_commit`)
+before the new one, and that render imports the installed version's Jinja
+extensions. A commit can set `_commit` to anything the template repository
+serves: the head of a pull request nobody merged, a fork's commit. Copier
+renders the new version's `_message_before_update` first, with this
+extension loaded from the new version, so the message's filter can stop the
+update, in one line, before the old render imports anything. That covers a
+plain `copier update`, Renovate's, and the `upgrade` command of an older
+install. `--quiet` skips Copier's messages, and with them this check:
+eco-mem's own upgrade and fleet pin releases themselves (SECURITY.md).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import yaml
+from jinja2 import Environment
+from jinja2.ext import Extension
+
+# A release tag as Copier orders them: numbers with an optional `v` and pre-release part.
+RELEASE = re.compile(r"v?\d+(?:\.\d+)*(?:[.-]?(?:a|b|rc|alpha|beta|pre|preview|dev)\.?\d*)?")
+HEX = re.compile(r"[0-9a-f]{7,64}")
+FORMAT = "%(refname:strip=2) %(objecttype) %(objectname) %(*objectname)"
+TEMPLATE = Path(__file__).resolve().parents[1]  # Copier's checkout of the new version
+
+
+def release_commits(template: Path = TEMPLATE) -> dict[str, str]:
+    """Each release tag of the template repository at `template`, and its commit."""
+    listed = subprocess.run(
+        ["git", "-C", str(template), "for-each-ref", f"--format={FORMAT}", "refs/tags"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    releases = {}
+    for line in listed.splitlines():
+        name, kind, target, peeled = [*line.split(" "), "", "", ""][:4]
+        if RELEASE.fullmatch(name):
+            releases[name] = peeled if kind == "tag" else target
+    return releases
+
+
+def is_release(commit: str, releases: dict[str, str]) -> bool:
+    """A release tag, or at least 7 hex digits of a commit a release tag points to."""
+    if commit in releases:
+        return True
+    return bool(HEX.fullmatch(commit)) and any(c.startswith(commit) for c in releases.values())
+
+
+def installed_release(copier_conf) -> str:
+    """The line Copier prints before an update; refuses one whose installed version is
+    no release (UserMessageError, which Copier prints as one line)."""
+    from copier.errors import UserMessageError  # only Copier renders copier.yml
+
+    answers_file = Path(copier_conf["dst_path"]) / copier_conf["answers_file"]
+    try:
+        answers = yaml.safe_load(answers_file.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeError, yaml.YAMLError):
+        answers = {}
+    commit = str(answers.get("_commit", "") if isinstance(answers, dict) else "")
+    releases = release_commits()
+    if is_release(commit, releases):
+        return f"eco-mem: updating from release {commit}"
+    newest = ", ".join(sorted(releases, reverse=True)[:3]) or "none"
+    raise UserMessageError(
+        f"refused: _commit {commit!r} in {copier_conf['answers_file']} names no release of"
+        " this template, and an update would render it, Python extensions included. Set"
+        f" _commit to the release this repository has (releases: {newest}), commit, retry."
+    )
+
+
+class ReleasesExtension(Extension):
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        environment.filters["installed_release"] = installed_release
