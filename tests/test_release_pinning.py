@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -199,3 +201,37 @@ def test_the_fleet_refuses_the_commit_and_renders_releases_without_the_token(
     renders = seen.read_text(encoding="utf-8").splitlines()
     assert renders and all(line.startswith("None ") for line in renders), renders
     assert all(os.path.expanduser("~") != line.split(" ", 1)[1] for line in renders)
+
+
+def test_a_plain_copier_update_refuses_a_commit_no_release_points_to(
+    template: Path, tmp_path: Path
+) -> None:
+    # Renovate and older installs run Copier themselves; the new version's message
+    # filter stops them before the installed version's render imports anything.
+    mark = tmp_path / "imported"
+    evil = unmerged_pull_request(template, mark)
+    host = installed_at_v1(template, tmp_path / "host")
+    pin_commit(host, evil)
+
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "copier",
+            "update",
+            "--trust",
+            "--defaults",
+            "-a",
+            ANSWERS,
+            "--vcs-ref",
+            "v2.0.0",
+        ],
+        cwd=host,
+        capture_output=True,
+        text=True,
+    )
+
+    assert result.returncode != 0 and "names no release" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not mark.exists(), "the pull request's extension was imported"
+    assert git(host, "status", "--porcelain") == ""
