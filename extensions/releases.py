@@ -53,8 +53,8 @@ def is_release(commit: str, releases: dict[str, str]) -> bool:
 
 
 def installed_release(copier_conf) -> str:
-    """The line Copier prints before an update; refuses one whose installed version is
-    no release (UserMessageError, which Copier prints as one line)."""
+    """Nothing, for Copier to print before an update; refuses one whose installed
+    version is no release (UserMessageError, which Copier prints as one line)."""
     from copier.errors import UserMessageError  # only Copier renders copier.yml
 
     answers_file = Path(copier_conf["dst_path"]) / copier_conf["answers_file"]
@@ -65,7 +65,7 @@ def installed_release(copier_conf) -> str:
     commit = str(answers.get("_commit", "") if isinstance(answers, dict) else "")
     releases = release_commits()
     if is_release(commit, releases):
-        return f"eco-mem: updating from release {commit}"
+        return ""  # Copier prints an empty line: nothing to say when all is well
     newest = ", ".join(sorted(releases, reverse=True)[:3]) or "none"
     raise UserMessageError(
         f"refused: _commit {commit!r} in {copier_conf['answers_file']} names no release of"

@@ -94,7 +94,11 @@ def test_the_path_rule_refuses_anything_a_shell_or_an_agent_could_read_as_more(
 def one_line_refusal(done: subprocess.CompletedProcess, reason: str) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert_no_traceback(done)
-    said = [line for line in done.stderr.splitlines() if not line.startswith(COPIER_NOTES)]
+    said = [
+        line
+        for line in done.stderr.splitlines()
+        if line.strip() and not line.startswith(COPIER_NOTES)
+    ]
     assert len(said) == 1 and reason in said[0], done.stderr
     assert "SYSTEM" not in done.stderr
 
