@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, assert_no_traceback, commit_all
+from tests.helpers import MEMORY, SKILL, assert_no_traceback, commit_all, git
 from tests.memory_helpers import fact, mem
 
 LINE_CAP = 16384
@@ -103,6 +103,36 @@ def test_the_merge_driver_leaves_a_catalog_past_the_caps_to_git(host: Path, tmp_
     assert driver.returncode == 2 and driver.stderr.count("\n") == 1, driver.stderr
     assert "ours is past the caps" in driver.stderr and WORD not in driver.stderr
     assert (tmp_path / "ours").read_bytes() == files["ours"]  # untouched: git keeps its merge
+
+
+def test_a_catalog_merge_past_the_caps_is_left_to_git_and_to_a_human(host: Path) -> None:
+    """A real merge through the installed driver: one side's catalog holds a row over the
+    line cap, so the driver does not read it and git keeps its text merge, both sides'
+    rows between markers; resolve then says a human decides. Neither prints the row."""
+    index = host / MEMORY / "semantic/INDEX.md"
+    text = index.read_text(encoding="utf-8")
+    git(host, "checkout", "-q", "-b", "theirs")
+    row = "| builds-use-make | Builds use make | 2026-01-01 | verified | builds-use-make.md |\n"
+    index.write_text(text + row, encoding="utf-8")
+    commit_all(host, "theirs")
+    git(host, "checkout", "-q", "main")
+    long_row = f"| long | {WORD} {'y' * LINE_CAP} | 2026-01-01 | verified | long.md |\n"
+    index.write_text(text + long_row, encoding="utf-8")
+    commit_all(host, "ours")
+
+    merged = subprocess.run(
+        ["git", "merge", "--no-edit", "theirs"], cwd=host, capture_output=True, text=True
+    )
+
+    assert merged.returncode != 0
+    assert "INDEX.md: ours is past the caps" in merged.stderr, merged.stderr
+    assert WORD not in merged.stdout + merged.stderr
+    kept = index.read_text(encoding="utf-8")
+    assert "<<<<<<<" in kept and "builds-use-make" in kept and WORD in kept  # nothing lost
+    resolved = mem(host, "resolve", timeout=HANG_GUARD)
+    assert_no_traceback(resolved)
+    assert resolved.returncode == 1 and "ours is past the caps" in resolved.stdout
+    assert "decide by hand" in resolved.stdout and WORD not in resolved.stdout + resolved.stderr
 
 
 # -- linear patterns -------------------------------------------------------------
