@@ -77,6 +77,9 @@ def test_find_and_the_session_digest_do_not_read_past_the_caps(capped: Path) -> 
     found = mem(capped, "find", WORD, timeout=HANG_GUARD)
     assert_no_traceback(found)
     assert "release-trains-leave-weekly" not in found.stdout  # matched only through the line
+    line = len((capped / FACT).read_text(encoding="utf-8").splitlines())
+    length = len(WORD) + 1 + LINE_CAP
+    assert f"{FACT}: not read, line {line} of {length} characters, over the cap" in found.stderr
     assert WORD not in found.stdout + found.stderr
     context = mem(capped, "context", timeout=HANG_GUARD)
     assert_no_traceback(context)

@@ -108,12 +108,13 @@ def over_bounds(data: bytes) -> str | None:
     if len(data) > MAX_LINE and any(len(line) > MAX_LINE for line in data.split(b"\n")):
         longest = longest_line(data.decode("utf-8", "replace").splitlines())
         if longest is not None:
-            return f"line {longest[0]} is {longest[1]} characters, over the cap of {MAX_LINE}"
+            return f"line {longest[0]} of {longest[1]} characters, over the cap of {MAX_LINE}"
     return None
 
 
-def read_unseen(path: str | os.PathLike[str]) -> list[str] | None:
+def read_unseen(path: str | os.PathLike[str], past_caps: list | None = None) -> list[str] | None:
     """An entry's lines, read without moving its access time; None when it cannot be.
+    A file past the caps is not read either; `past_caps`, when given, gets why.
 
     The agent-experiment kit (experiment/atime.py) tells which memory files an agent
     opened by their access times, so a command that reads an entry on the agent's
@@ -139,13 +140,18 @@ def read_unseen(path: str | os.PathLike[str]) -> list[str] | None:
             restore = os.fstat(descriptor)
         with open(descriptor, "rb") as handle:
             status = os.fstat(handle.fileno())
-            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_BYTES:
+            if not stat.S_ISREG(status.st_mode):
                 return None
-            data = handle.read(MAX_BYTES)
+            too_large = status.st_size > MAX_BYTES  # said without reading a byte
+            data = b"" if too_large else handle.read(MAX_BYTES + 1)
         if restore is not None:
             os.utime(path, ns=(restore.st_atime_ns, restore.st_mtime_ns))
-        lines = data.decode("utf-8").splitlines()
-        return None if len(data) > MAX_LINE and longest_line(lines) else lines
+        why = f"larger than {MAX_BYTES // 1024} KiB" if too_large else over_bounds(data)
+        if why:
+            if past_caps is not None:
+                past_caps.append(why)
+            return None
+        return data.decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
 
