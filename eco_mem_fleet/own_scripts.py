@@ -207,22 +207,46 @@ class OwnScripts:
                 self._renders[key] = render / skill_path / "eco-mem" / "scripts" / "eco_mem.py"
             return self._renders[key]
 
-    def run(self, script: Path, command: str, *args: str, root: str) -> subprocess.CompletedProcess:
+    def run(
+        self, script: Path, command: str, *args: str, root: str, timeout: float | None = None
+    ) -> subprocess.CompletedProcess:
         """run_own with this render's clean environment."""
-        return run_own(script, command, *args, root=root, env=self.env)
+        return run_own(script, command, *args, root=root, env=self.env, timeout=timeout)
+
+
+# Seconds one command of the fleet's scripts may run in one repository. The commands read
+# that repository's memory, which its commits choose: past this the command is stopped,
+# the repository fails with TIMED_OUT, and the run goes on to the next one.
+TIMEOUT = 600.0
+TIMED_OUT = 124  # the exit status `timeout` gives a command it stopped
 
 
 def run_own(
-    script: Path, command: str, *args: str, root: str, env: dict[str, str]
+    script: Path,
+    command: str,
+    *args: str,
+    root: str,
+    env: dict[str, str],
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess:
     """`python -I OWN/eco_mem.py COMMAND --root ROOT ARGS`: -I keeps the script's folder,
     the current folder and PYTHON* variables out of the import path; `env` is a clean
-    environment (clean_env.py), never the fleet's own."""
-    return subprocess.run(
-        # An absolute root: some commands hand it to `git -C` beside paths under it.
-        [sys.executable, "-I", str(script), command, "--root", os.path.abspath(root), *args],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
+    environment (clean_env.py), never the fleet's own. A command still running after
+    `timeout` seconds (TIMEOUT by default) is killed and returns TIMED_OUT, its last
+    stderr line saying so, as any other failing command does."""
+    seconds = TIMEOUT if timeout is None else timeout
+    # An absolute root: some commands hand it to `git -C` beside paths under it.
+    argv = [sys.executable, "-I", str(script), command, "--root", os.path.abspath(root), *args]
+    try:
+        return subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            timeout=seconds,
+        )
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(
+            argv, TIMED_OUT, "", f"{command} timed out after {seconds:g} s\n"
+        )

@@ -35,7 +35,7 @@ from pathlib import Path
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
-from eco_mem_fleet.own_scripts import OwnScripts, refusal
+from eco_mem_fleet.own_scripts import TIMED_OUT, TIMEOUT, OwnScripts, refusal
 from eco_mem_fleet.releases import pinned_releases
 from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
 from eco_mem_fleet.versions import (
@@ -98,9 +98,14 @@ def worst_first(statuses: Sequence[RepoStatus]) -> list[RepoStatus]:
     return sorted(statuses, key=lambda s: (-(s.finding_count or 0), s.ok, s.repo))
 
 
-def read_review(status: RepoStatus, scripts: OwnScripts, script: Path, path: str) -> None:
+def read_review(
+    status: RepoStatus, scripts: OwnScripts, script: Path, path: str, timeout: float
+) -> None:
     """Fill in the review columns; leave them None when review cannot read the memory."""
-    done = scripts.run(script, "review", "--json", root=path)
+    done = scripts.run(script, "review", "--json", root=path, timeout=timeout)
+    if done.returncode == TIMED_OUT:
+        status.problem = f"failed: {done.stderr.strip()}"
+        return
     if done.returncode not in (0, 1):
         return  # an install older than `review`, or one too broken to read
     try:
@@ -119,6 +124,7 @@ class Fleet:
     template: str
     newest: str
     scripts: OwnScripts
+    timeout: float = TIMEOUT  # seconds each command may run in one repository
 
 
 def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
@@ -150,7 +156,10 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[-1]
         status.problem = f"refused: its answers do not render: {reason}"
         return status
-    verify = fleet.scripts.run(script, "verify", "--json", root=path)
+    verify = fleet.scripts.run(script, "verify", "--json", root=path, timeout=fleet.timeout)
+    if verify.returncode == TIMED_OUT:
+        status.problem = f"failed: {verify.stderr.strip()}"
+        return status
     status.verify_exit = verify.returncode
     try:
         counts = json.loads(verify.stdout)["counts"]
@@ -158,7 +167,7 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
     except (ValueError, KeyError, TypeError):
         last = (verify.stderr.strip().splitlines() or ["no JSON from verify"])[-1]
         status.problem = f"verify: {last}"
-    read_review(status, fleet.scripts, script, path)
+    read_review(status, fleet.scripts, script, path, fleet.timeout)
     return status
 
 
@@ -244,6 +253,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT,
+        metavar="SECONDS",
+        help=f"stop verify or review in a repository after this long and report it failed"
+        f" (default {TIMEOUT:g})",
+    )
+    parser.add_argument(
         "--report",
         metavar="FILE",
         help="also write one row per repository, worst first, as "
@@ -251,6 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         + " (by the file's suffix)",
     )
     args = parser.parse_args(argv)
+    if not args.timeout > 0:  # also refuses nan
+        parser.error(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     if args.report and Path(args.report).suffix.lower() not in REPORT_FORMATS:
         parser.error(f"--report {args.report}: name a {', '.join(REPORT_FORMATS)} file")
     config = load_config(args.config_filename)
@@ -266,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         releases, ref = pinned
         with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
-            fleet = Fleet(template, ref, OwnScripts(releases, ref, folder))
+            fleet = Fleet(template, ref, OwnScripts(releases, ref, folder), args.timeout)
             inspect_one = functools.partial(inspect, fleet)
             with mapper.thread_mapper(args.jobs) as do_map:
                 statuses = worst_first(list(do_map(counted(inspect_one, len(items)), items)))

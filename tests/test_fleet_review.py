@@ -94,3 +94,22 @@ def test_the_report_file_in_three_formats(config: Path, tmp_path: Path, suffix: 
 def test_a_report_of_another_format_is_a_usage_error(config: Path, tmp_path: Path) -> None:
     result = assert_exit(status(config, "--report", str(tmp_path / "status.txt")), 2)
     assert ".md, .json, .csv" in result.stderr
+
+
+def test_a_repository_past_the_timeout_fails_and_the_run_goes_on(config: Path) -> None:
+    """Each command of the fleet's scripts gets --timeout seconds per repository. A
+    millisecond is less than Python needs to start, so verify is stopped in every
+    installed repository: each is a failed row saying so, and every row is there."""
+    result = assert_exit(status(config, "--json", "--timeout", "0.001"), 1)
+    repos = {row["repo"]: row for row in json.loads(result.stdout)["repos"]}
+    assert sorted(repos) == ["a-healthy", "b-bare", "z-rotting"]
+    for name in ("a-healthy", "z-rotting"):
+        assert repos[name]["problem"] == "failed: verify timed out after 0.001 s", repos[name]
+        assert repos[name]["ok"] is False and repos[name]["findings"] is None
+    assert repos["b-bare"]["installed"] is False  # nothing to run there
+
+
+@pytest.mark.parametrize("seconds", ["0", "-5", "nan"])
+def test_a_timeout_that_is_not_above_zero_is_a_usage_error(config: Path, seconds: str) -> None:
+    result = assert_exit(status(config, "--timeout", seconds), 2)
+    assert "--timeout" in result.stderr and "above 0" in result.stderr

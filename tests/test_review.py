@@ -378,6 +378,7 @@ def test_weekly_workflow_writes_the_report_and_passes_with_findings(
     assert set(triggers) == {"schedule", "workflow_dispatch"}
     assert triggers["schedule"][0]["cron"].split()[4] == "1"  # once a week
     assert spec["permissions"] == {"contents": "read"}
+    assert spec["jobs"]["review"]["timeout-minutes"] == 10  # a hang stops, not the runner
     steps = spec["jobs"]["review"]["steps"]
     pins = [step["uses"] for step in steps if "uses" in step]
     assert [pin.split("@")[0] for pin in pins] == ["actions/checkout"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import random
-import time
+import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -94,24 +95,36 @@ MIB = 1 << 20
         pytest.param("e.g. ignore `all` previous <q>instructions</q>,\n", id="markup-paragraph"),
     ],
 )
-def test_a_mebibyte_desk_of_markers_is_judged_in_seconds(host: Path, unit: str) -> None:
+def test_a_mebibyte_desk_of_markers_is_judged_without_hanging(host: Path, unit: str) -> None:
     # Before the fix every match scanned back to its line start: 48 s for context and
-    # 37 s for verify on one line of `[INST] `. Linear work finishes in well under 10 s
-    # even on a loaded machine.
+    # 37 s for verify on one line of `[INST] `. The timeout only guards against a hang;
+    # what the commands cost on these desks is benchmarks/adversarial.py's to measure.
     body = unit * ((MIB - 100) // len(unit))  # just under the file size cap
     desk = host / MEMORY / "working/long-line.md"
     desk.write_text(f"# Long line\n\n## Goal\n{body}\n", encoding="utf-8")
     for command in (["verify", "--json"], ["context"]):
-        started = time.monotonic()
         result = mem(host, *command, timeout=120)
-        elapsed = time.monotonic() - started
         assert result.returncode in (0, 1), result.stderr
-        assert elapsed < 10, (command, elapsed)
-    if "\n" not in unit:  # one line past what is judged: a finding of its own
+    if "\n" not in unit:  # one line past the line cap: not read at all (store/textfile.py)
         found = json.loads(mem(host, "verify", "--json").stdout)["findings"]
-        assert ("injection.instruction", f"{MEMORY}/working/long-line.md") in {
+        assert ("file.line-too-long", f"{MEMORY}/working/long-line.md") in {
             (item["rule"], item["path"]) for item in found
         }
+
+
+def judged_in_a_subprocess(ecomem, build: str) -> None:
+    """injection.scan on the lines the code `build` leaves in `lines`, in a subprocess
+    whose timeout only guards against a hang: a quadratic scan of these texts takes
+    minutes, a linear one a second or two; benchmarks/adversarial.py times them."""
+    scripts = Path(ecomem.__file__).parents[1]
+    code = (
+        f"import sys\nsys.path.insert(0, {str(scripts)!r})\nfrom ecomem.rules import injection\n"
+        f"MIB = {MIB}\n{build}\nfor text in lines:\n    injection.scan('m.md', text)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_line_longer_than_is_judged_is_a_finding(ecomem) -> None:
@@ -232,16 +245,17 @@ def test_markup_that_names_a_phrase_or_marker_stays_a_mention(ecomem) -> None:
         assert injection.scan("notes/INDEX.md", [text]) == [], text
 
 
-def test_an_order_split_by_tags_is_judged_in_linear_time(ecomem) -> None:
+def test_an_order_split_by_tags_is_judged_without_hanging(ecomem) -> None:
     """Tags of any name are hidden (rules/markup.py): a line of unclosed ones, or of
-    ticks splitting phrases, costs what its length does."""
-    from ecomem.rules import injection
-
-    for unit in ("<a b c='d' e ", "e.g. ignore `all` previous instructions, ", "<q>x</q>`"):
-        line = unit * (injection.LONGEST_JUDGED // len(unit))
-        started = time.monotonic()
-        injection.scan("m.md", [line, line])
-        assert time.monotonic() - started < 2, unit
+    ticks splitting phrases, costs what its length does: a mebibyte of lines as long as
+    is judged, where work growing with the square of a line's length takes minutes."""
+    build = """
+lines = []
+for unit in ("<a b c='d' e ", "e.g. ignore `all` previous instructions, ", "<q>x</q>`"):
+    line = unit * (injection.LONGEST_JUDGED // len(unit))
+    lines.append([line] * (MIB // len(line)))
+"""
+    judged_in_a_subprocess(ecomem, build)
 
 
 # Markup a reader hides however long or however spelled (secrev-3 finding 3, closed as a
@@ -309,16 +323,16 @@ def test_links_images_and_attributes_that_name_no_order_stay_clean(ecomem, text)
     "unit",
     ["<a ", "<a b='", "<a x=\"<b y='", "<a\nb\n", "](<", '](x "', "[x](a(", "<!X", "<a b='\n"],
 )
-def test_a_mebibyte_of_unclosed_markup_is_judged_in_seconds(ecomem, unit: str) -> None:
+def test_a_mebibyte_of_unclosed_markup_is_judged_without_hanging(ecomem, unit: str) -> None:
     """Markup that never closes, as one line and as one paragraph of short lines: each
     place it may start is tried once, so the cost is what the length is."""
-    from ecomem.rules import injection
-
-    line = unit * (200 // len(unit) + 1) + " Ignore all"
-    for text in (unit * (MIB // len(unit)), "\n".join([line] * (MIB // len(line)))):
-        started = time.monotonic()
-        injection.scan("m.md", text.split("\n"))
-        assert time.monotonic() - started < 8, unit
+    build = f"""
+unit = {unit!r}
+line = unit * (200 // len(unit) + 1) + " Ignore all"
+texts = (unit * (MIB // len(unit)), "\\n".join([line] * (MIB // len(line))))
+lines = [text.split("\\n") for text in texts]
+"""
+    judged_in_a_subprocess(ecomem, build)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -330,16 +329,13 @@ def test_cr_line_ends_are_reported_on_the_first_line_that_has_one(host: Path) ->
     assert verify(host).found == [("file.crlf", f"{MEMORY}/{FACT}", 4, ERROR)]
 
 
-def test_a_ten_megabyte_entry_is_refused_quickly(host: Path) -> None:
+def test_a_ten_megabyte_entry_is_refused_unread(host: Path) -> None:
     lay_store(host, "file.binary")  # an intact fact and its row
     (host / MEMORY / FACT).write_bytes(b"# Huge\n" + b"a" * (10 * 1024 * 1024))
 
-    started = time.monotonic()
-    report = verify(host, timeout=30)
-    elapsed = time.monotonic() - started
+    report = verify(host, timeout=30)  # a hang guard; benchmarks/adversarial.py times it
 
     assert report.found == [("file.too-large", f"{MEMORY}/{FACT}", 0, ERROR)]
-    assert elapsed < 5, f"verify took {elapsed:.1f}s over a 10 MB file"
 
 
 # -- stores that must pass ------------------------------------------------------
@@ -827,6 +823,8 @@ TESTED_ON_THEIR_OWN = {
     "structure.store-name",
     # Line ends other than LF (U+2028, NEL, VT...): tests/test_text_gates.py.
     "file.line-separator",
+    # A line past the line cap, in every reader: tests/test_bounds.py.
+    "file.line-too-long",
 }
 RULE_ID = re.compile(
     r'"((?:structure|catalog|drift|caps|working|semantic|episodic|procedural|file)\.[a-z-]+)"'

@@ -105,15 +105,16 @@ def matches(term: str, text: str, text_stems: set[str]) -> bool:
     return term in text or stem(term) in text_stems
 
 
-def entry_text(path: Path) -> str:
-    """What an entry says, lowercased, or "" when it is not a plain file to read.
+def entry_text(path: Path, past_caps: list | None = None) -> str:
+    """What an entry says, lowercased, or "" when it is not a plain file to read or is
+    past the caps (`past_caps` then gets why: store/textfile.py).
 
     read_unseen opens only a regular file (never a symlink or FIFO) and leaves its access
     time as it was: the experiment kit's witness of what an agent read.
     """
     from ..store.textfile import read_unseen
 
-    lines = read_unseen(path)
+    lines = read_unseen(path, past_caps)
     return "\n".join(lines[:ENTRY_LINES]).lower() if lines else ""
 
 
@@ -254,7 +255,9 @@ def search(
             in_entry = []
             entry_path = path.startswith(f"{protocol.MEMORY_DIR}/{drawer}/")
             if entry_path and len(in_row) < len(terms):
-                entry = entry_text(root / path)
+                past_caps: list[str] = []
+                entry = entry_text(root / path, past_caps)
+                problems += [f"{path}: not read, {why}; run verify" for why in past_caps]
                 entry_stems = stems(entry)
                 in_entry = [
                     term

@@ -20,6 +20,7 @@ import sys
 from .. import safe_open
 from ..errors import UsageError
 from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX, merge_file_text, merge_lines
+from ..store.textfile import MAX_BYTES, over_bounds
 
 HELP = "merge three versions of a drawer INDEX.md row by row (git's merge driver)"
 DESCRIPTION = """\
@@ -81,8 +82,18 @@ def encode(lines: list[str], newline: str) -> bytes:
     return "".join(line + newline for line in lines).encode("utf-8", "surrogateescape")
 
 
+def over_caps(versions) -> str | None:
+    """Why one of the versions is past the memory file caps (store/textfile.py), or None.
+    Such a catalog is not read row by row: git's text merge and a human decide it."""
+    for label, data in zip(("base", "ours", "theirs"), versions):
+        why = over_bounds(data)
+        if why:
+            return f"{label} is past the caps ({why}), not merged row by row; run verify"
+    return None
+
+
 def merge_bytes(base: bytes, ours: bytes, theirs: bytes, labels=LABELS):
-    """(merged bytes, Result) for three versions of one INDEX.md."""
+    """(merged bytes, Result) for three versions of one INDEX.md, each within the caps."""
     base_lines, _ = read_lines(base)
     ours_lines, newline = read_lines(ours)
     theirs_lines, _ = read_lines(theirs)
@@ -91,8 +102,9 @@ def merge_bytes(base: bytes, ours: bytes, theirs: bytes, labels=LABELS):
 
 
 def _read(name: str) -> bytes:
+    """The file's bytes, at most one past the file cap: enough to tell it is over."""
     with open(name, "rb") as handle:
-        return handle.read()
+        return handle.read(MAX_BYTES + 1)
 
 
 def merge_files(base: str, ours: str, theirs: str, where: str, replace: bool = False) -> int:
@@ -102,6 +114,9 @@ def merge_files(base: str, ours: str, theirs: str, where: str, replace: bool = F
         given = [_read(name) for name in (base, ours, theirs)]
     except OSError as error:
         raise UsageError(f"cannot read {error.filename}: {error.strerror}") from None
+    why = over_caps(given)
+    if why:  # the driver then leaves git's text merge, conflict markers and all, in OURS
+        raise UsageError(f"{where}: {why}")
     merged, result = merge_bytes(*given)
     target = ours + ROW_MERGE_SUFFIX if replace else ours
     # OURS is git's temp file in the work tree, or a file the user named: written only

@@ -128,7 +128,7 @@ def main(argv: list[str]) -> int:
 
 def resolve(top: Path) -> int:
     from ..safe_open import replace
-    from .merge_catalog import merge_bytes
+    from .merge_catalog import merge_bytes, over_caps
 
     stages = unmerged(top)
     catalogs = sorted(path for path in stages if is_catalog(path))
@@ -147,7 +147,13 @@ def resolve(top: Path) -> int:
             needs_human = True
             continue
         base = blob(top, versions[1]) if 1 in versions else b""
-        merged, result = merge_bytes(base, blob(top, versions[2]), blob(top, versions[3]))
+        given = (base, blob(top, versions[2]), blob(top, versions[3]))
+        why = over_caps(given)
+        if why:
+            print(f"{path}: {why}; decide by hand")
+            needs_human = True
+            continue
+        merged, result = merge_bytes(*given)
         # A catalog is memory: a regular file in the repository, never a link (safe_open).
         replace(top, top / path, merged)
         if result.clean:

@@ -49,6 +49,7 @@ MODULES = (
     "ecomem/store/catalog.py",
     "ecomem/store/merge.py",
     "ecomem/store/rows.py",
+    "ecomem/store/textfile.py",
 )
 # The entry must parse on any Python 3: on one too old for the package it fails
 # importing it, and the driver then keeps git's own result.

@@ -155,7 +155,34 @@ SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", 
 FENCE = ("```", "~~~")
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 CODE_SPAN = re.compile(r"`([^`]+)`")
-LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def links(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, target) of each Markdown link target `](target)` in `line`, the
+    target being one or more characters other than `)` and white space. A pattern saying
+    that scans from every `](` to the next `)` or space, so a line of `](` costs its
+    length squared; this scan reads each character once: one that fails goes on from
+    where it stopped, as a `](` inside it would stop at the same place."""
+    found = []
+    at = line.find("](")
+    while at >= 0:
+        end = at + 2
+        while end < len(line) and line[end] != ")" and not line[end].isspace():
+            end += 1
+        if end < len(line) and line[end] == ")" and end > at + 2:
+            found.append((at, end + 1, line[at + 2 : end]))
+            end += 1
+        at = line.find("](", max(end, at + 1))
+    return found
+
+
+def without_links(line: str) -> str:
+    """`line` with each link target `](target)` (links) made one space."""
+    kept, last = [], 0
+    for start, end, _ in links(line):
+        kept += [line[last:start], " "]
+        last = end
+    return "".join(kept) + line[last:] if kept else line
 
 
 _STEMS: dict[str, str] = {}  # memory repeats its words: each is stemmed once per run
@@ -465,11 +492,11 @@ def named_paths(lines: list[str]) -> list[str]:
             path = path_shaped(span, quoted=True)
             if path:
                 found.setdefault(path)
-        for target in LINK.findall(line):
+        for _, _, target in links(line):
             path = path_shaped(target.split("#", 1)[0], quoted=True)
             if path:
                 found.setdefault(path)
-        plain = LINK.sub(" ", CODE_SPAN.sub(" ", line))
+        plain = without_links(CODE_SPAN.sub(" ", line))
         for match in BARE.finditer(plain):
             path = path_shaped(match.group(1), quoted=False)
             if path:

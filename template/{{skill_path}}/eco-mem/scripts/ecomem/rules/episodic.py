@@ -9,7 +9,10 @@ from ..findings import ERROR, Finding
 from ..store.load import Drawer
 
 # `## Lesson` as a heading, or `Lesson: ...` / `- lesson: ...` as a field line.
-SECTION = re.compile(r"^\s*(?:#{2,4}\s*([A-Za-z]+)\s*:?\s*$|[-*]?\s*\**([A-Za-z]+)\**\s*:\s*(.*)$)")
+# No two neighbouring quantifiers share a character (store/fields.py says why).
+SECTION = re.compile(
+    r"^\s*(?:#{2,4}\s*([A-Za-z]+)\s*(?::\s*)?$|(?:[-*]\s*)?\**([A-Za-z]+)\**\s*:\s*(.*)$)"
+)
 
 
 def sections(lines: list[str]) -> dict[str, tuple[int, str]]:

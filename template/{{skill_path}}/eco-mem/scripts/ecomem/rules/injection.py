@@ -27,6 +27,7 @@ letters and Cyrillic lookalikes spell the same words as plain ASCII.
 from __future__ import annotations
 
 from ..lazy_re import MULTILINE, lazy
+from ..store.textfile import MAX_LINE
 from .normalise import format_characters, judged, judged_lines, judged_lowered
 
 RULE = "injection.instruction"
@@ -211,8 +212,9 @@ _MARKER_NOUN = lazy(
 _QUOTES = "`'\""
 # A line is judged to this many characters; a longer one is a finding of its own (no note
 # needs one, and text far past what a reader sees is where an order would hide). The cap
-# also bounds the work one line can cost.
-LONGEST_JUDGED = 16384
+# also bounds the work one line can cost. It is the memory files' line cap: a file with a
+# longer line is not read at all (store/textfile.py), so what meets it here is other text.
+LONGEST_JUDGED = MAX_LINE
 NAMED_PER_LINE = 24  # markers one line may name (see _Layout.used_marker)
 
 _INDEX = "INDEX.md"  # the catalog file: a row there is read before any entry

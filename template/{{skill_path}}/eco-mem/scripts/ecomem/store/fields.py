@@ -7,7 +7,10 @@ import re
 from .. import protocol
 
 # A field line: `- as_of: 2026-01-02`, `* source: verified`, `` `scope`: repo ``.
-FIELD = re.compile(r"^\s*[-*]?\s*`?([a-z_]+)`?\s*:\s*(.*?)\s*$")
+# Written so no two neighbouring quantifiers can share a character (an optional marker
+# between two runs of spaces, a lazy value before trailing spaces): each line is matched
+# in time linear in its length, where those shapes backtrack over every split of a run.
+FIELD = re.compile(r"^\s*(?:[-*]\s*)?`?([a-z_]+)`?\s*:\s*(\S*(?:\s+\S+)*)\s*$")
 
 
 def read_fields(lines: list[str]) -> dict[str, tuple[int, str]]:

@@ -30,6 +30,8 @@ WORKING_LOCK = ".eco-mem.lock"
 OLD_JOURNAL = ".eco-mem.pending"
 # At the memory root: keeps ripgrep and other .ignore readers out of the drawers.
 ROOT_FILES = (".ignore",)
+# The rules of a file past the caps every reader keeps (store/textfile.py): it is not read.
+OVER_CAPS = ("file.too-large", "file.line-too-long")
 
 
 # Plain classes, not dataclasses: verify runs on every commit, and importing
@@ -66,7 +68,8 @@ class Store:
         # verify's ignore check reuses it rather than list every folder of every store again.
         self.listing: dict[str, list[tuple[str, bool]]] = {}
         # One line per folder not read because a link takes it out of its place
-        # (store/place.py): commands that do not print findings say these instead.
+        # (store/place.py), and per file past the caps (textfile.py): commands that do
+        # not print findings say these instead.
         self.unread: list[str] = []
 
 
@@ -105,7 +108,7 @@ def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[F
             store.unread.append(refused(root, memory_dir, name))
             findings.append(_linked(drawer.relpath, why, "drawer"))
             continue
-        findings.extend(_load_drawer(memory / name, drawer, store.listing))
+        findings.extend(_load_drawer(memory / name, drawer, store.listing, store.unread))
     if memory_dir == protocol.ROOT_MEMORY_DIR:  # one journal for the clone, said once
         findings.extend(_interrupted_write(root, memory_dir))
     return store, findings
@@ -179,7 +182,7 @@ def _not_a_slug(relpath: str, name: str) -> Finding:
     return Finding(relpath, 0, "structure.name-not-slug", ERROR, message)
 
 
-def _load_drawer(folder: Path, drawer: Drawer, listing: dict) -> list[Finding]:
+def _load_drawer(folder: Path, drawer: Drawer, listing: dict, unread: list) -> list[Finding]:
     if not folder.is_dir() or folder.is_symlink():
         return [
             Finding(
@@ -239,6 +242,9 @@ def _load_drawer(folder: Path, drawer: Drawer, listing: dict) -> list[Finding]:
             continue
         lines, problems = read_lines(item.path, relpath)
         findings.extend(problems)
+        for problem in problems:
+            if problem.rule in OVER_CAPS:  # said by commands that print no findings, too
+                unread.append(f"{relpath}: not read, {problem.message.split(';')[0]}; run verify")
         if item.name == INDEX:
             drawer.index_lines = lines
         else:

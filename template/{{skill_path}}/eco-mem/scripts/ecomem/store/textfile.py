@@ -10,6 +10,11 @@ import os
 import stat
 
 MAX_BYTES = 1024 * 1024
+# The longest line a memory file may hold. No note needs more, and text far past what a
+# reader sees is where an order would hide; it also bounds what one line can cost every
+# reader (verify, review, find, the session digest, the merge driver): a file holding a
+# longer line is reported and not read, like one over MAX_BYTES.
+MAX_LINE = 16384
 BOM = b"\xef\xbb\xbf"
 # Characters str.splitlines() ends a line at besides \n and \r: vertical tab, form feed,
 # the file, group and record separators, NEL, and the line and paragraph separators. A
@@ -74,17 +79,48 @@ def decode(data: bytes, relpath: str) -> tuple[list[str] | None, list]:
                     f"holds {text[first]!r}, a line end other than \\n that the rules would split at; use \\n",
                 )
             )
-    return text.splitlines(), findings
+    lines = text.splitlines()
+    longest = longest_line(lines) if len(text) > MAX_LINE else None
+    if longest is not None:
+        line, length = longest
+        message = (
+            f"line of {length} characters, over the cap of {MAX_LINE}; split or delete it,"
+            " the file is not read until then"
+        )
+        return None, [*findings, _error(relpath, line, "file.line-too-long", message)]
+    return lines, findings
 
 
-def read_unseen(path: str | os.PathLike[str]) -> list[str] | None:
+def longest_line(lines: list[str]) -> tuple[int, int] | None:
+    """(1-based line, length) of the first line over MAX_LINE, or None when none is."""
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE:
+            return number, len(line)
+    return None
+
+
+def over_bounds(data: bytes) -> str | None:
+    """Why a file's bytes are past the caps (MAX_BYTES, MAX_LINE), or None when they fit.
+    For readers that take bytes from elsewhere than the store (the merge driver)."""
+    if len(data) > MAX_BYTES:
+        return f"larger than {MAX_BYTES // 1024} KiB"
+    # A line is at most as long in characters as in bytes: only then are they counted.
+    if len(data) > MAX_LINE and any(len(line) > MAX_LINE for line in data.split(b"\n")):
+        longest = longest_line(data.decode("utf-8", "replace").splitlines())
+        if longest is not None:
+            return f"line {longest[0]} of {longest[1]} characters, over the cap of {MAX_LINE}"
+    return None
+
+
+def read_unseen(path: str | os.PathLike[str], past_caps: list | None = None) -> list[str] | None:
     """An entry's lines, read without moving its access time; None when it cannot be.
+    A file past the caps is not read either; `past_caps`, when given, gets why.
 
     The agent-experiment kit (experiment/atime.py) tells which memory files an agent
     opened by their access times, so a command that reads an entry on the agent's
     behalf, such as find checking citations, must leave no trace: O_NOATIME where the
     system allows it (Linux, for the file's owner), else the old times are put back.
-    Symlinks and anything but a regular file are not read.
+    Symlinks, anything but a regular file and a file past the caps are not read.
     """
     path = os.fspath(path)
     try:
@@ -104,11 +140,17 @@ def read_unseen(path: str | os.PathLike[str]) -> list[str] | None:
             restore = os.fstat(descriptor)
         with open(descriptor, "rb") as handle:
             status = os.fstat(handle.fileno())
-            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_BYTES:
+            if not stat.S_ISREG(status.st_mode):
                 return None
-            data = handle.read(MAX_BYTES)
+            too_large = status.st_size > MAX_BYTES  # said without reading a byte
+            data = b"" if too_large else handle.read(MAX_BYTES + 1)
         if restore is not None:
             os.utime(path, ns=(restore.st_atime_ns, restore.st_mtime_ns))
+        why = f"larger than {MAX_BYTES // 1024} KiB" if too_large else over_bounds(data)
+        if why:
+            if past_caps is not None:
+                past_caps.append(why)
+            return None
         return data.decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
