@@ -12,6 +12,14 @@ three places a repository can end:
 - `check_fix` ends it under `--dry-run` (all-repos commits, never pushes);
 - the push module is wrapped, so a push that lands or fails is recorded.
 
+all-repos' own loop (`autofix_lib.fix`) ends the whole run when one
+repository's scratch clone cannot be made or fetched ("generator didn't
+yield"), so `fix_each` runs its per-repository step itself and turns any
+error there into that repository's `failed` row: every repository gets a
+row, and the summary and report are always written. Before anything is
+selected, each local clone is brought up to date with its origin
+(`refresh`), as all-repos-clone does; one that cannot be is a failed row.
+
 Everything handed to all-repos is a partial of a module-level function over
 plain data: with `-j` it is pickled into worker processes.
 """
@@ -30,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from all_repos import autofix_lib, git
+from all_repos import autofix_lib, git, mapper
 
 from eco_mem_fleet.report import (
     Ledger,
@@ -51,6 +59,7 @@ class Job:
     labels: dict[str, str]  # origin URL -> repository name in the report
     dry_run: bool
     options: dict[str, Any]
+    names: dict[str, str] = dataclasses.field(default_factory=dict)  # clone path -> name
 
 
 def one_line(error: BaseException) -> str:
@@ -150,6 +159,52 @@ def push(job: Job, push_module: Callable[[Any, str], None], settings: Any, branc
     job.ledger.finish(outcome)
 
 
+def refresh(path: str) -> str:
+    """Bring the local clone at `path` to its origin's tip, as all-repos-clone does: the
+    selection reads it, so a stale one would misjudge what is installed. Returns why it
+    could not, or ""."""
+    branch = _git("-C", path, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    fetched = _git("-C", path, "fetch", "--quiet", "--prune", "origin", check=False)
+    if branch.returncode != 0 or fetched.returncode != 0:
+        last = (fetched.stderr.strip().splitlines() or ["no branch checked out"])[-1]
+        return f"its clone cannot be brought up to date ({last}); nothing done"
+    name = branch.stdout.strip()
+    reset = _git("-C", path, "reset", "--quiet", "--hard", f"origin/{name}", check=False)
+    if reset.returncode != 0:
+        last = (reset.stderr.strip().splitlines() or [f"no origin/{name}"])[-1]
+        return f"its clone cannot be brought up to date ({last}); nothing done"
+    return ""
+
+
+def fix_one(repo: str, *, job: Job, **fix_args: Any) -> None:
+    """all-repos' step for one repository, any error in it that repository's failed row.
+
+    `autofix_lib._fix_inner` is the body of all-repos' own loop (pinned version); its
+    clone-and-fetch context raises "generator didn't yield" when the fetch fails."""
+    name = job.names.get(repo, repo)
+    try:
+        autofix_lib._fix_inner(repo, **fix_args)
+    except Exception as error:
+        recorded = job.ledger.read(name)
+        if recorded is not None and recorded.final:
+            return  # the push wrapper has its row already
+        outcome = recorded or Outcome(name, job.action)
+        outcome.result = "failed"
+        if "generator didn't yield" in str(error):
+            outcome.message = "its scratch clone could not be made or fetched (see the log)"
+        else:
+            outcome.message = f"all-repos: {one_line(error)} (see the log)"
+        job.ledger.finish(outcome)
+
+
+def fix_each(repos: list[str], job: Job, **fix_args: Any) -> None:
+    """all-repos' `autofix_lib.fix`, with each repository's step guarded by fix_one."""
+    settings = fix_args["autofix_settings"]
+    step = functools.partial(fix_one, job=job, **fix_args)
+    with mapper.process_mapper(settings.jobs) as do_map:
+        mapper.exhaust(do_map(step, repos))
+
+
 def _has_commit(path: str) -> bool:
     probe = ["git", "-C", path, "rev-parse", "--verify", "--quiet", "HEAD"]
     return os.path.isdir(path) and subprocess.run(probe, capture_output=True).returncode == 0
@@ -185,6 +240,11 @@ def run(
         for name in cloned:
             path = os.path.join(config.output_dir, name)
             names[path] = name
+            stale = refresh(path) if _has_commit(path) else ""
+            if stale:
+                target = str(options.get("ref") or "?")
+                skipped.append(Outcome(name, action, after=target, result="failed", message=stale))
+                continue
             verdict = select(path, name) if _has_commit(path) else None
             if verdict is None:
                 chosen.append(path)
@@ -226,11 +286,13 @@ def run(
             labels={git.remote(path): names[path] for path in ready},
             dry_run=settings.dry_run,
             options=options,
+            names={path: names[path] for path in ready},
         )
         config = config._replace(push=functools.partial(push, job, config.push))
         with _output_to(log):
-            autofix_lib.fix(
+            fix_each(
                 ready,
+                job,
                 apply_fix=functools.partial(apply_fix, job),
                 check_fix=functools.partial(check_fix, job),
                 config=config,

@@ -35,6 +35,7 @@ from pathlib import Path
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
+from eco_mem_fleet.autofix import refresh
 from eco_mem_fleet.own_scripts import TIMED_OUT, TIMEOUT, OwnScripts, refusal
 from eco_mem_fleet.releases import pinned_releases
 from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
@@ -135,6 +136,10 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
     )
     if not os.path.isdir(path) or head.returncode != 0:
         status.problem = "not cloned"
+        return status
+    stale = refresh(path)  # what status says is what origin holds, not an old clone
+    if stale:
+        status.problem = f"failed: {stale}"
         return status
     try:
         answers = read_answers(Path(path))
