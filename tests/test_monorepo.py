@@ -468,3 +468,23 @@ def test_package_stores_are_found_in_the_index_git_index_file_names(host: Path) 
     assert stores_verify_sees(host) == [MEMORY]
     env = {**os.environ, "GIT_INDEX_FILE": str(host / ".git/other-index")}
     assert stores_verify_sees(host, env) == [MEMORY, f"{DOCS}/{MEMORY}", WEB_MEMORY]
+
+
+def test_init_then_commit_leaves_nothing_behind(pristine: Path, tmp_path: Path) -> None:
+    import shutil
+
+    host = tmp_path / "host"
+    shutil.copytree(pristine, host, symlinks=True)
+    (host / "AGENTS.md").write_text(
+        (host / "AGENTS.md").read_text(encoding="utf-8") + "\nA note of the team's.\n",
+        encoding="utf-8",
+    )
+    (host / "packages" / "api").mkdir(parents=True, exist_ok=True)
+
+    done = ok(mem_in(host, ".", "init", "packages/api"))
+
+    # Everything init wrote is staged, but for a file that held the team's own edits.
+    assert "beside edits of yours" in done.stdout and "AGENTS.md" in done.stdout
+    git(host, "commit", "-qm", "memory: a store for packages/api")
+    left = git(host, "status", "--porcelain", "--untracked-files=all").splitlines()
+    assert left == [" M AGENTS.md"], left

@@ -10,8 +10,10 @@ DESCRIPTION = """\
 Make a store of memory for one package: PATH/<memory folder>/ with the four
 drawers' INDEX files (the root's contracts), the working drawer's ignore rule,
 a block in PATH/AGENTS.md that names the store and the repository's one skill,
-the catalogs' merge attributes in the root .gitattributes, and the new files
-staged in git (stores are found from git's index). Memory commands run inside
+the catalogs' merge attributes in the root .gitattributes, and everything it
+wrote staged in git (stores are found from git's index), so a `git commit`
+takes all of it; a host file that already held edits of yours is named
+instead of staged. Memory commands run inside
 PATH then act on that store; `find` reads it first, then the stores above it.
 A second run changes nothing.
 """
@@ -24,6 +26,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="PATH", help="the package folder, e.g. packages/web")
 
 
+# The host files init may change besides the store: the blocks, attributes and ignores.
+HOST_FILES = ("AGENTS.md", "CLAUDE.md", ".gitattributes", ".gitignore")
+
+
+def uncommitted(root: Path, paths: list[str]) -> set[str]:
+    """Which of `paths` git reports as changed or untracked."""
+    from ..git import git
+
+    status = git(root, "status", "--porcelain", "--untracked-files=all", "--", *paths)
+    return {line[3:].strip('"') for line in status.stdout.splitlines() if len(line) > 3}
+
+
 def run(root: Path, args: argparse.Namespace) -> int:
     from ..errors import UsageError
     from ..git import git
@@ -34,6 +48,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
     package = packages.package_folder(root, args.path)
     memory_dir = stores.memory_of(package)
     planned = packages.plan_package_block(root, memory_dir)  # refused before any write
+    host_files = [*HOST_FILES, *(f"{package}/{name}" for name in HOST_FILES)]
+    edited_before = uncommitted(root, host_files)
     created = packages.write_store(root, memory_dir)
     if created:
         done = git(root, "add", "--", *created)
@@ -48,6 +64,15 @@ def run(root: Path, args: argparse.Namespace) -> int:
     except blocks.BlockError as error:
         raise UsageError(str(error)) from None
     code = track.run(root, args)  # attributes for the new catalogs, and nothing hidden
+    changed_now = uncommitted(root, host_files)
+    ours = sorted(changed_now - edited_before)  # init's changes alone: staged with the store
+    if ours and git(root, "add", "--", *ours).returncode != 0:
+        print(f"eco_mem.py init: git add failed; stage {', '.join(ours)} by hand")
+    yours = sorted(changed_now & edited_before)
+    if yours:
+        print(
+            f"also changed, beside edits of yours (stage them with your commit): {', '.join(yours)}"
+        )
     if changed:
         print(f"package store {memory_dir}/ ready: " + ", ".join(changed))
     else:
