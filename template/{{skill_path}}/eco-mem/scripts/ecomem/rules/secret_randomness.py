@@ -43,7 +43,7 @@ _RUN = lazy(r"[A-Za-z0-9_+/.~-]{20,}={0,2}")
 _PARTS = lazy(r"[-_+~]")
 _PREFIX_PART = lazy(r"[a-z][a-z0-9]{0,9}")
 # Hex, and `g` + hex as `git describe` writes a commit.
-_HEX_PART = lazy(r"[0-9a-f]*|[0-9A-F]+|g[0-9a-f]{7,40}")
+_HEX_PART = lazy(r"(?:0x)?[0-9a-f]*|[0-9A-F]+|g[0-9a-f]{7,40}")
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = lazy(r"[0-9a-f]+|[0-9A-F]+")
 _BASE64 = lazy(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
@@ -92,14 +92,17 @@ def judged_runs(text: str, start: int, end: int):
         offset = match.start()
         leading = len(run) - len(run.lstrip("."))
         run, offset = run[leading:], offset + leading
-        if len(run) < MIN_RANDOM or _PUBLIC_NAME.search(text, max(0, offset - 40), offset):
-            continue
-        if offset and text[offset - 1] == "@":
-            continue  # the host of `user@host`, or a package's `name@version`
-        if _DIGEST_LABEL.search(text, max(0, offset - 10), offset) or _DIGEST_START.match(run):
+        if len(run) < MIN_RANDOM:
             continue
         verdict = judge(run)
-        if verdict is not None:
+        if verdict is None:
+            continue
+        # What stands before the run may say it is public: rarely asked, so asked last.
+        if offset and text[offset - 1] in "@$":
+            continue  # `user@host`, `name@version`, a password hash's `$argon2id$…$`
+        if _DIGEST_START.match(run) or _DIGEST_LABEL.search(text, max(0, offset - 10), offset):
+            continue
+        if _PUBLIC_NAME.search(text, max(0, offset - 40), offset) is None:
             yield offset, run, verdict
 
 
@@ -243,9 +246,9 @@ def _is_public_key(run: str) -> bool:
 
 def _path_like(run: str) -> bool:
     """A path (`/var/lib/app`, `src/ecomem/rules`), not base64 with slashes in it: it
-    starts at a root or home, or half its parts or more are words or file names."""
-    if run.startswith(("/", "~", "./", "../")):
-        return True
+    starts at a root or home, names a file, or half its parts or more are words."""
+    if run.startswith(("/", "~", "./", "../")) or "." in run:
+        return True  # base64 has no dot: a dot in a run with slashes is a file's
     parts = [part for part in run.split("/") if part]
     return 2 * sum(is_wordy(part.split(".")[0]) for part in parts) >= len(parts)
 

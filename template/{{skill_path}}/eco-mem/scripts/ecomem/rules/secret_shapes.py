@@ -124,7 +124,6 @@ _EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
 _SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
 _GENERIC_MIN_LENGTH = 16
 _WORD_SHAPE = bytes(ord(" ") if chr(i) in " \t\n\r\x0b\x0c" else ord("a") for i in range(256))
-_LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
 # Bits per character: random base62 of 16+ characters sits above, words and slugs below.
 _GENERIC_MIN_ENTROPY = 3.3
 _HEX_MIN_ENTROPY = 2.7
@@ -132,7 +131,7 @@ _HEX = lazy(r"[0-9a-fA-F-]+")
 _ASCII_LOWER = {ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 # Words that may hold a random run, and the halves of a split token (URL-safe runs of
 # four or more, after a word boundary).
-_RANDOM_WORD = b"a" * 16
+_LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
 _WORD = lazy(r"[^ \t\n\r\x0b\x0c]{16,}")
 _SPLIT_PART = lazy(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9][A-Za-z0-9_.-]{3,199}")
 _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "credential", "auth")
@@ -151,7 +150,8 @@ def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
 
     # Every token, AWS secret and generic value is a word of 16 characters or more, and
     # prose has few: an entry without one skips those rules.
-    long_words = _long_words(text)
+    spans = list(_word_spans(text))
+    long_words = [text[start:end] for start, end in spans]
     for family, start, match in _family_matches(text, long_words):
         body = match.group("body")
         if _is_placeholder(body) or _classes(body) < family.min_classes:
@@ -249,7 +249,7 @@ def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
     # (rules/secret_randomness.py). A line already reported needs no second finding.
     if long_words:
         flagged_lines = {line for line, _ in hits} | key_body_lines
-        for offset, rule, message in _unlabelled(path, text, decode):
+        for offset, rule, message in _unlabelled(path, text, spans, decode):
             line = line_of(offset)
             if line not in flagged_lines:
                 flagged_lines.add(line)
@@ -260,15 +260,17 @@ def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
     )
 
 
-def _unlabelled(path: str, text: str, decode: bool) -> Iterator[tuple[int, str, str]]:
+def _unlabelled(
+    path: str, text: str, spans: list[tuple[int, int]], decode: bool
+) -> Iterator[tuple[int, str, str]]:
     """(offset, rule, message) for random runs, hex or base64 wrapping a credential and
     tokens split in two in a line. Only long words hold a run, and only lines with one
     are searched for the halves of a split token."""
     line_end = -1  # where the line last searched for a split token ends
-    for start, end in _word_spans(text):
-        if _is_placeholder(text[start:end]):
-            continue
+    for start, end in spans:
         for offset, run, (kind, detail) in judged_runs(text, start, end):
+            if _is_placeholder(text[start:end]):
+                break
             if kind == "random":
                 shown = f" ({detail}…)" if detail else ""
                 yield offset, "secret.random-token", f"random-looking token{shown}: {FIX}"
@@ -297,21 +299,25 @@ def _random_half(part: str) -> bool:
 
 
 def _word_spans(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of every whitespace-free word of 16 characters or more (a run needs
-    20, a split token's line one such word), found as _long_words finds them: in the
-    text's shape, with bytes.find."""
+    """(start, end) of every word of 16 characters or more between ASCII whitespace (a
+    token, an AWS secret and a generic value are such words, a random run needs 20).
+
+    Found in the text's shape (ASCII whitespace ` `, anything else `a`) with bytes.find:
+    a Python loop over every word of an entry costs more than all the secret rules. Text
+    that is not ASCII (rare in a long word's entry) is searched with a pattern instead,
+    since its byte offsets are not its character offsets."""
     raw = text.encode("utf-8", "surrogatepass")
     if len(raw) != len(text):  # not ASCII: offsets in bytes are not offsets in text
         for match in _WORD.finditer(text):
             yield match.span()
         return
     shape = raw.translate(_WORD_SHAPE)
-    start = shape.find(_RANDOM_WORD)
+    start = shape.find(_LONG_WORD)  # the leftmost hit is where a run of them begins
     while start != -1:
         end = shape.find(b" ", start)
         end = len(shape) if end == -1 else end
         yield start, end
-        start = shape.find(_RANDOM_WORD, end)
+        start = shape.find(_LONG_WORD, end)
 
 
 def _split_token(text: str, start: int, end: int) -> tuple[int, str, str] | None:
@@ -321,15 +327,19 @@ def _split_token(text: str, start: int, end: int) -> tuple[int, str, str] | None
     fragments, runs = [], []
     for match in _SPLIT_PART.finditer(text, start, end):
         part = match.group().rstrip(".")
-        if not _random_half(part):
-            continue
+        # The cheap test first: most parts open with no prefix's first two characters.
         # The part after the prefix must look random too: `pattern` opens with `pat`.
-        if len(fragments) < JOIN_LIMIT and any(
-            part.startswith(prefix) and _random_half(part[len(prefix) :])
-            for prefix in _PREFIXES_BY_FIRST.get(part[0], ())
+        headed = part[:3] in _PREFIX_HEADS or part[:2] in _PREFIX_HEADS
+        if (
+            headed
+            and len(fragments) < JOIN_LIMIT
+            and any(
+                part.startswith(prefix) and _random_half(part[len(prefix) :])
+                for prefix in _PREFIXES_BY_FIRST[part[0]]
+            )
         ):
             fragments.append((match.start(), part))
-        elif fragments and len(runs) < JOIN_LIMIT:
+        elif fragments and len(runs) < JOIN_LIMIT and _random_half(part):
             runs.append(part)
     for offset, fragment in fragments:
         for run in runs:
@@ -349,20 +359,8 @@ def _split_token(text: str, start: int, end: int) -> tuple[int, str, str] | None
 
 
 def _long_words(text: str) -> list[str]:
-    """Every word of 16 or more bytes, found in the text's shape (ASCII whitespace ` `,
-    anything else `a`) with bytes.find: a Python loop over every word of an entry costs
-    more than all the secret rules. Runs split only at ASCII whitespace, and lengths
-    count UTF-8 bytes, so this finds every word `str.split` would, and a few more."""
-    raw = text.encode("utf-8", "ignore")
-    shape = raw.translate(_WORD_SHAPE)
-    words = []
-    start = shape.find(_LONG_WORD)  # the leftmost hit is where a run of them begins
-    while start != -1:
-        end = shape.find(b" ", start)
-        end = len(shape) if end == -1 else end
-        words.append(raw[start:end].decode("utf-8", "ignore"))
-        start = shape.find(_LONG_WORD, end)
-    return words
+    """Every word of 16 or more characters (see _word_spans)."""
+    return [text[start:end] for start, end in _word_spans(text)]
 
 
 # Prefixes by their first character: a word is searched only for the prefixes that open
@@ -376,6 +374,9 @@ def _by_first_character(prefixes) -> dict[str, list[str]]:
 
 
 _PREFIXES_BY_FIRST = _by_first_character(BY_PREFIX)
+# The first three characters of every prefix (two for the two-character ones), the
+# cheap test a part passes before its prefixes are tried one by one.
+_PREFIX_HEADS = frozenset(prefix[:3] for prefix in BY_PREFIX)
 
 
 def _prefixes_in(words: str) -> list[str]:
