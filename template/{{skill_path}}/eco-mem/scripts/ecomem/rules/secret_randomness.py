@@ -57,18 +57,22 @@ _DIGEST_LABEL = lazy(r"(?i:sha[0-9]{0,3}|md5|blake[0-9a-z]{0,4}|h1|xxh[0-9]{0,3}
 _DIGEST_START = lazy(r"(?i:sha[0-9]{0,3}|md5|blake[0-9a-z]{0,4}|xxh[0-9]{0,3}|crc32)-")
 _SEPARATORS = "-_+/.~="
 
-# Words before a hex or UUID body that say it is a hash or an id, not a key.
-_HASH_WORDS = frozenset(
-    "sha sha1 sha224 sha256 sha384 sha512 md5 git g rev ref commit hash digest checksum"
-    " id ids uid gid uuid pr mr run job build cache pip npm obj blob tree tag v img image"
-    " app node ci pkg file doc page item user org team tx txn req request trace span"
-    " event order msg message session node_modules release snapshot".split()
-)
-# Words that make a prefix a key's: a UUID or hex body behind them is a credential.
-_KEY_WORDS = frozenset(
-    "sk rk ak key keys api apikey token tok secret sec pat auth access bearer priv private"
-    " pass pwd".split()
-)
+# Words before a hex or UUID body that say it is a hash or an id, not a key, and words
+# that make it a key's. Kept compact, so the formatter stays out of the lists.
+# fmt: off
+_HASH_WORDS = frozenset((
+    "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "git", "g", "rev", "ref",
+    "commit", "hash", "digest", "checksum", "id", "ids", "uid", "gid", "uuid", "pr", "mr",
+    "run", "job", "build", "cache", "pip", "npm", "obj", "blob", "tree", "tag", "v", "img",
+    "image", "app", "node", "ci", "pkg", "file", "doc", "page", "item", "user", "org", "team",
+    "tx", "txn", "req", "request", "trace", "span", "event", "order", "msg", "message",
+    "session", "release", "snapshot",
+))
+_KEY_WORDS = frozenset((
+    "sk", "rk", "ak", "key", "keys", "api", "apikey", "token", "tok", "secret", "sec", "pat",
+    "auth", "access", "bearer", "priv", "private", "pass", "pwd",
+))
+# fmt: on
 # Names whose value looks random and is public: `public_key: AAAA…`, `commit_sha = …`,
 # `request_id: …`. A name that ends in `id` counts, one that only starts with it
 # (`identity_token`) does not.
@@ -108,9 +112,8 @@ def judged_runs(text: str, start: int, end: int):
 
 def judge(run: str):
     """A verdict for one run (see judged_runs), or None when it is harmless."""
-    if "/" in run:
-        if _path_like(run):
-            return None
+    if "/" in run and _path_like(run):
+        return None
     decoded = decoded_text(run)
     if decoded is not None:
         return ("decoded", decoded)
