@@ -43,7 +43,10 @@ _RUN = lazy(r"[A-Za-z0-9_+/.~-]{20,}={0,2}")
 _PARTS = lazy(r"[-_+~]")
 _PREFIX_PART = lazy(r"[a-z][a-z0-9]{0,9}")
 # Hex, and `g` + hex as `git describe` writes a commit.
-_HEX_PART = lazy(r"(?:0x)?[0-9a-f]*|[0-9A-F]+|g[0-9a-f]{7,40}")
+_HEX_PART = lazy(r"(?:0x)?(?:[0-9a-f]*|[0-9A-F]+)|g[0-9a-f]{7,40}")
+# A path's part that is an id or a word, where base64 has mixed runs: `0xEDB2C634…`,
+# `rsa4096`, `bin`.
+_PATH_PART = lazy(r"(?:0x)?[0-9a-fA-F]{8,}|[a-z]{3,}[0-9]*")
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = lazy(r"[0-9a-f]+|[0-9A-F]+")
 _BASE64 = lazy(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
@@ -122,8 +125,9 @@ def judge(run: str):
     if run[:4].lower() == "xn--":
         return None  # an internationalised domain name, spelled in ASCII
     pieces = run.split(".")
-    if len(pieces) > 1 and any(piece.isdigit() or is_wordy(piece, 2) for piece in pieces):
-        # a file name, a domain or a version: its random parts are judged alone
+    if len(pieces) > 1 and not all(len(piece) >= 8 and piece.isalnum() for piece in pieces):
+        # A file name, a domain, a version or a wheel's tags: its random parts are judged
+        # alone. Only plain runs joined by dots (`<hex>.<key>`) are one token.
         for piece in pieces:
             verdict = _judge_piece(piece)
             if verdict is not None:
@@ -160,9 +164,14 @@ def _judge_piece(piece: str):
         return None
     rest = parts[kept:]
     words = sum(len(part) for part in rest if is_wordy(part))
-    if len(rest) > 1 and (3 * words >= len(body) or 6 * (len(rest) - 1) >= len(body)):
-        # An identifier or a slug (`MCC_SetSlowComp`, `TLS_AES_128_CCM_8_SHA256`), a
-        # third of it words or a sixth separators: only a part random on its own counts.
+    if len(rest) > 1 and (
+        3 * words >= len(body)
+        or 6 * (len(rest) - 1) >= len(body)
+        or all(_switches(part) <= 3 for part in rest)
+    ):
+        # An identifier or a slug (`MCC_SetSlowComp`, `TLS_AES_128_CCM_8_SHA256`,
+        # `manylinux2014_armv7l`): a third of it words, a sixth separators, or every
+        # part a word and a number. Only a part random on its own counts.
         return ("random", prefix) if any(looks_random(part) for part in rest) else None
     if looks_random(body):
         return ("random", prefix)
@@ -183,7 +192,7 @@ def looks_random(body: str) -> bool:
     upper = sum(c.isupper() for c in core)
     if not any(c.isdigit() for c in core) or not (lower or upper):
         return False
-    if lower and upper and min(lower, upper) < 0.2 * (lower + upper):
+    if lower and upper and upper < 0.2 * (lower + upper):
         return False  # CamelCase: a capital starts each word, random text is half capitals
     chunks = _CHUNK.findall(core)
     # Characters spent in pronounceable words of four letters or more.
@@ -192,10 +201,31 @@ def looks_random(body: str) -> bool:
         min_chunks, max_wordy, min_entropy = 0.3, 0.6, 3.5
     else:
         # One letter case: letter runs are longer by chance, so less is asked of them.
+        # Numbers in names are whole (`x25519`, `sha512`, `2014`); random digits come
+        # one or two at a time.
+        numbers = [chunk for chunk in chunks if chunk.isdigit()]
+        if sum(map(len, numbers)) >= 3 * len(numbers):
+            return False
         min_chunks, max_wordy, min_entropy = 0.24, 0.8, 3.3
     if len(chunks) < min_chunks * size or wordy > max_wordy * size:
         return False
     return entropy(core) >= min(min_entropy, math.log2(size) - 0.8)
+
+
+def _switches(part: str) -> int:
+    """How often neighbouring characters change class (lower, upper, digit): a word
+    with a version (`aarch64`, `armv7l`) a few times, random text every other one."""
+    kinds = ["l" if c.islower() else "u" if c.isupper() else "d" for c in part]
+    return sum(a != b for a, b in zip(kinds, kinds[1:]))
+
+
+def _classes(part: str) -> int:
+    """How many of lower case, upper case and digits `part` uses."""
+    return (
+        any(c.islower() for c in part)
+        + any(c.isupper() for c in part)
+        + any(c.isdigit() for c in part)
+    )
 
 
 def _pronounceable(chunk: str) -> bool:
@@ -242,18 +272,29 @@ def decoded_text(run: str) -> str | None:
 
 
 def _is_public_key(run: str) -> bool:
-    """An OpenSSH public key body: base64 of a length-prefixed algorithm name, which
-    starts `AAAA` followed by the encoded `ssh-` or `ecdsa-` name."""
+    """A public key: an OpenSSH key body (base64 of a length-prefixed algorithm name,
+    `AAAA` and the encoded `ssh-` or `ecdsa-` name) or an age recipient (`age1…`)."""
+    if run.startswith("age1") and len(run) == 62:
+        return True  # an age recipient: bech32 of a public key
     return run.startswith(("AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAG3NrLXNzaC1"))
 
 
 def _path_like(run: str) -> bool:
-    """A path (`/var/lib/app`, `src/ecomem/rules`), not base64 with slashes in it: it
-    starts at a root or home, names a file, or half its parts or more are words."""
-    if run.startswith(("/", "~", "./", "../")) or "." in run:
+    """A path (`/var/lib/app`, `src/ecomem/rules`, `rsa4096/0xEDB2…`), not base64 with
+    slashes in it: it names a file, or has no long part mixing all three classes and
+    starts at a root or home, holds a lower-case word or a hex id as one of its parts,
+    or is half words or more."""
+    if "." in run:
         return True  # base64 has no dot: a dot in a run with slashes is a file's
     parts = [part for part in run.split("/") if part]
-    return 2 * sum(is_wordy(part.split(".")[0]) for part in parts) >= len(parts)
+    ids = [_PATH_PART.fullmatch(part) is not None for part in parts]
+    if any(len(part) >= 16 and _classes(part) == 3 and not id_ for part, id_ in zip(parts, ids)):
+        return False  # a long part mixing all three classes is base64, not a folder
+    if run.startswith(("/", "~")):
+        return True
+    if any(ids):
+        return True
+    return 2 * sum(is_wordy(part) for part in parts) >= len(parts)
 
 
 def is_wordy(part: str, shortest: int = 3) -> bool:

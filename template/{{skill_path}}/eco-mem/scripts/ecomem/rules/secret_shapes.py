@@ -130,10 +130,10 @@ _HEX_MIN_ENTROPY = 2.7
 _HEX = lazy(r"[0-9a-fA-F-]+")
 _ASCII_LOWER = {ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 # Words that may hold a random run, and the halves of a split token (URL-safe runs of
-# four or more, after a word boundary).
+# four or more, after a word boundary; never a URL's or a path's part).
 _LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
 _WORD = lazy(r"[^ \t\n\r\x0b\x0c]{16,}")
-_SPLIT_PART = lazy(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9][A-Za-z0-9_.-]{3,199}")
+_SPLIT_PART = lazy(r"(?<![A-Za-z0-9_./:@-])[A-Za-z0-9][A-Za-z0-9_.-]{3,199}")
 _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "credential", "auth")
 
 
@@ -292,8 +292,8 @@ def _unlabelled(
 def _random_half(part: str) -> bool:
     """Whether a part could be half a token: four characters or more mixing classes as
     random text does (a digit, or capitals past the first), and no word (`Friday`)."""
-    if len(part) < 4 or is_wordy(part):
-        return False
+    if len(part) < 4 or "." in part or is_wordy(part):
+        return False  # a word, or a file name or version (`import-2.1.0-py3`)
     upper = sum(c.isupper() for c in part)
     return _classes(part) >= 2 and (any(c.isdigit() for c in part) or upper >= 2)
 
