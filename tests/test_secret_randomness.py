@@ -271,6 +271,24 @@ def test_runs_are_judged_once_each_so_the_work_grows_linearly(secret_shapes, mon
     assert counts == [200, 400, 800]
 
 
+def test_one_long_word_of_runs_is_read_once(secret_shapes, monkeypatch):
+    # Runs glued by colons into one word: each run is judged once, and the word is
+    # asked whether it is a placeholder once, not once per run.
+    from ecomem.rules import secret_randomness
+
+    judged = _counting(monkeypatch, secret_randomness, "judge")
+    asked = _counting(monkeypatch, secret_shapes, "_is_placeholder")
+    token = "tv" + "ly-" + rand(ALNUM, 24)
+
+    counts = []
+    for copies in (100, 200, 400):
+        judged[0] = asked[0] = 0
+        secret_shapes.scan("m.md", [":".join([token] * copies)])
+        counts.append((judged[0], asked[0]))
+
+    assert counts == [(100, 1), (200, 1), (400, 1)]
+
+
 def test_a_line_of_halves_joins_at_most_a_fixed_number_of_pairs(secret_shapes, monkeypatch):
     from ecomem.rules import secret_randomness
 

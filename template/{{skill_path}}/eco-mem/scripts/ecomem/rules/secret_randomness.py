@@ -195,7 +195,7 @@ def looks_random(body: str) -> bool:
     if lower and upper and upper < 0.2 * (lower + upper):
         return False  # CamelCase: a capital starts each word, random text is half capitals
     chunks = _CHUNK.findall(core)
-    # Characters spent in pronounceable words of four letters or more.
+    # Characters spent in pronounceable words of three letters or more.
     wordy = sum(len(chunk) for chunk in chunks if len(chunk) >= 3 and _pronounceable(chunk))
     if lower and upper:
         min_chunks, max_wordy, min_entropy = 0.3, 0.6, 3.5
@@ -266,8 +266,8 @@ def decoded_text(run: str) -> str | None:
         text = raw.decode("ascii")
     except UnicodeDecodeError:
         return None
-    if not text.isprintable() and not text.replace("\n", "").replace("\t", "").isprintable():
-        return None
+    if not "".join(text.split()).isprintable():
+        return None  # control characters: bytes, not text
     return text
 
 
@@ -297,12 +297,12 @@ def _path_like(run: str) -> bool:
     return 2 * sum(is_wordy(part) for part in parts) >= len(parts)
 
 
-def is_wordy(part: str, shortest: int = 3) -> bool:
-    """A part spelled in words, as names, extensions and domains are (`json`, `com`,
-    `RegEnumValue`, `OVERRIDES`), not a random run's slice: `shortest` letters or more
-    with at most two digits, every letter chunk of three or more pronounceable."""
+def is_wordy(part: str) -> bool:
+    """A part spelled in words, as names and folders are (`rules`, `RegEnumValue`,
+    `OVERRIDES`), not a random run's slice: three letters or more with at most two
+    digits, every letter chunk of three or more pronounceable."""
     letters = sum(c.isalpha() for c in part)
-    if letters < shortest or len(part) - letters > 2:
+    if letters < 3 or len(part) - letters > 2:
         return False
     chunks = [chunk for chunk in _CHUNK.findall(part) if not chunk.isdigit()]
     return all(len(chunk) < 3 or _pronounceable(chunk) for chunk in chunks) and (

@@ -268,8 +268,11 @@ def _unlabelled(
     are searched for the halves of a split token."""
     line_end = -1  # where the line last searched for a split token ends
     for start, end in spans:
+        placeholder = None  # whether the word is a stand-in, asked once it matters
         for offset, run, (kind, detail) in judged_runs(text, start, end):
-            if _is_placeholder(text[start:end]):
+            if placeholder is None:
+                placeholder = _is_placeholder(text[start:end])
+            if placeholder:
                 break
             if kind == "random":
                 shown = f" ({detail}…)" if detail else ""
