@@ -47,6 +47,10 @@ _HEX_PART = lazy(r"(?:0x)?(?:[0-9a-f]*|[0-9A-F]+)|g[0-9a-f]{7,40}")
 # A path's part that is an id or a word, where base64 has mixed runs: `0xEDB2C634…`,
 # `rsa4096`, `bin`.
 _PATH_PART = lazy(r"(?:0x)?[0-9a-fA-F]{8,}|[a-z]{3,}[0-9]*")
+# What ends a file name or a host name: an extension or a top-level domain.
+_EXTENSION = lazy(r"[a-z][a-z0-9]{0,5}")
+# A ULID: 26 upper-case Crockford base32 characters, the first 10 a timestamp.
+_ULID = lazy(r"[0-7][0-9A-Z]{25}")
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = lazy(r"[0-9a-f]+|[0-9A-F]+")
 _BASE64 = lazy(r"[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+={0,2}")
@@ -107,6 +111,8 @@ def judged_runs(text: str, start: int, end: int):
         # What stands before the run may say it is public: rarely asked, so asked last.
         if offset and text[offset - 1] in "@$":
             continue  # `user@host`, `name@version`, a password hash's `$argon2id$…$`
+        if text.endswith(";base64,", max(0, offset - 30), offset):
+            continue  # a data URI: an image's bytes
         if _DIGEST_START.match(run) or _DIGEST_LABEL.search(text, max(0, offset - 10), offset):
             continue
         if _PUBLIC_NAME.search(text, max(0, offset - 40), offset) is None:
@@ -125,6 +131,8 @@ def judge(run: str):
     if run[:4].lower() == "xn--":
         return None  # an internationalised domain name, spelled in ASCII
     pieces = run.split(".")
+    if len(pieces) > 1 and _EXTENSION.fullmatch(pieces[-1]):
+        return None  # a file or a host name: `<content hash>.woff2`, `<id>.cloudfront.net`
     if len(pieces) > 1 and not all(len(piece) >= 8 and piece.isalnum() for piece in pieces):
         # A file name, a domain, a version or a wheel's tags: its random parts are judged
         # alone. Only plain runs joined by dots (`<hex>.<key>`) are one token.
@@ -152,6 +160,8 @@ def _judge_piece(piece: str):
     prefix = piece[: sum(len(part) + 1 for part in parts[:kept])]
     body = piece[len(prefix) :]
     first = parts[0].lower() if kept else ""
+    if _ULID.fullmatch(body):
+        return None  # an id sorted by time, as UUIDs are ids
     if all(_HEX_PART.fullmatch(part) for part in parts[kept:]):
         # Hashes, UUIDs, `git describe` names and ids are hex; `sk-` + hex is a key, and
         # so is hex behind a short prefix that names no hash (`fc-`, `e2b_`).
@@ -284,8 +294,8 @@ def _path_like(run: str) -> bool:
     slashes in it: it names a file, or has no long part mixing all three classes and
     starts at a root or home, holds a lower-case word or a hex id as one of its parts,
     or is half words or more."""
-    if "." in run:
-        return True  # base64 has no dot: a dot in a run with slashes is a file's
+    if "." in run or "-" in run or "_" in run:
+        return True  # base64 with slashes has none of these: a file's dot, a name's dash
     parts = [part for part in run.split("/") if part]
     ids = [_PATH_PART.fullmatch(part) is not None for part in parts]
     if any(len(part) >= 16 and _classes(part) == 3 and not id_ for part, id_ in zip(parts, ids)):

@@ -130,10 +130,10 @@ _HEX_MIN_ENTROPY = 2.7
 _HEX = lazy(r"[0-9a-fA-F-]+")
 _ASCII_LOWER = {ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 # Words that may hold a random run, and the halves of a split token (URL-safe runs of
-# four or more, after a word boundary; never a URL's or a path's part).
+# four or more, after a word boundary; never a part of a URL, a path or base64).
 _LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
 _WORD = lazy(r"[^ \t\n\r\x0b\x0c]{16,}")
-_SPLIT_PART = lazy(r"(?<![A-Za-z0-9_./:@-])[A-Za-z0-9][A-Za-z0-9_.-]{3,199}")
+_SPLIT_PART = lazy(r"(?<![A-Za-z0-9_./:@+=-])[A-Za-z0-9][A-Za-z0-9_.-]{3,199}")
 _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "credential", "auth")
 
 
