@@ -24,6 +24,7 @@ from ..findings import ERROR, Finding
 from ..lazy_re import lazy
 from .normalise import judged_lines, judged_lowered
 from .providers import BY_PREFIX, FAMILIES, MIN_TOKEN_LENGTH, Family
+from .secret_randomness import JOIN_LIMIT, is_wordy, judge, judged_runs
 
 FIX = "delete it from memory and rotate it; record where the secret is kept, never its value"
 
@@ -54,6 +55,7 @@ _PEM_HEADER = lazy(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = lazy(r"^(?:\\r)?(?:\\n)?[A-Za-z0-9+/=]{20,}")
 _PEM_PREAMBLE = lazy(r"^[A-Za-z-]+: ")  # Proc-Type:, DEK-Info: in encrypted PEM
 _QUOTE_PREFIX = " \t>#/;*"
+_KEY_LINES = 300  # a 16384-bit RSA key in PEM is about 200 lines
 
 # Starts at the literal `://`, which the regex engine finds fast; the scheme is read
 # backwards afterwards. Commas and colons end a password: `host:1,other:2@` lists hosts.
@@ -122,16 +124,22 @@ _EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
 _SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
 _GENERIC_MIN_LENGTH = 16
 _WORD_SHAPE = bytes(ord(" ") if chr(i) in " \t\n\r\x0b\x0c" else ord("a") for i in range(256))
-_LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
 # Bits per character: random base62 of 16+ characters sits above, words and slugs below.
 _GENERIC_MIN_ENTROPY = 3.3
 _HEX_MIN_ENTROPY = 2.7
 _HEX = lazy(r"[0-9a-fA-F-]+")
 _ASCII_LOWER = {ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+# Words that may hold a random run, and the halves of a split token (URL-safe runs of
+# four or more, after a word boundary; never a part of a URL, a path or base64).
+_LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
+_WORD = lazy(r"[^ \t\n\r\x0b\x0c]{16,}")
+_SPLIT_PART = lazy(r"(?<![A-Za-z0-9_./:@+=-])[A-Za-z0-9][A-Za-z0-9_.-]{3,199}")
 _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "credential", "auth")
 
 
-def scan(path: str, lines: list[str]) -> list[Finding]:
+def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
+    """Findings for a document's lines. `decode` False judges text that was itself
+    decoded from a hex or base64 run: what that text decodes to is not decoded again."""
     text, lines = judged_lines(lines)  # rules/normalise.py
     lowered = _lower_same_length(text, judged_lowered(lines))
     line_of = _LineIndex(text)
@@ -142,7 +150,8 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
 
     # Every token, AWS secret and generic value is a word of 16 characters or more, and
     # prose has few: an entry without one skips those rules.
-    long_words = _long_words(text)
+    spans = list(_word_spans(text))
+    long_words = [text[start:end] for start, end in spans]
     for family, start, match in _family_matches(text, long_words):
         body = match.group("body")
         if _is_placeholder(body) or _classes(body) < family.min_classes:
@@ -180,9 +189,11 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
                 message = f"AWS secret access key in {match['name']!r}: {FIX}"
                 report(match.start(), "secret.aws-secret-key", message)
 
+    key_body_lines = set()  # a reported key's base64 lines: random, and reported already
     if "PRIVATE KEY" in text:
         for line in _private_key_lines(lines):
             hits.setdefault((line, "secret.private-key"), f"private key block: {FIX}")
+            key_body_lines.update(_key_body(lines, line))
     if "://" in text:
         for match in _URL_CREDENTIALS.finditer(text):
             start = match.start()
@@ -234,26 +245,125 @@ def scan(path: str, lines: list[str]) -> list[Finding]:
                 message = f"high-entropy value assigned to {name!r}: {FIX}"
                 hits.setdefault((line, "secret.generic-assignment"), message)
 
+    # Last: keys with no label a rule above reads, by their randomness, decoded and joined
+    # (rules/secret_randomness.py). A line already reported needs no second finding.
+    if long_words:
+        flagged_lines = {line for line, _ in hits} | key_body_lines
+        for offset, rule, message in _unlabelled(path, text, spans, decode):
+            line = line_of(offset)
+            if line not in flagged_lines:
+                flagged_lines.add(line)
+                hits.setdefault((line, rule), message)
+
     return sorted(
         Finding(path, line, rule, ERROR, message) for (line, rule), message in hits.items()
     )
 
 
-def _long_words(text: str) -> list[str]:
-    """Every word of 16 or more bytes, found in the text's shape (ASCII whitespace ` `,
-    anything else `a`) with bytes.find: a Python loop over every word of an entry costs
-    more than all the secret rules. Runs split only at ASCII whitespace, and lengths
-    count UTF-8 bytes, so this finds every word `str.split` would, and a few more."""
-    raw = text.encode("utf-8", "ignore")
+def _unlabelled(
+    path: str, text: str, spans: list[tuple[int, int]], decode: bool
+) -> Iterator[tuple[int, str, str]]:
+    """(offset, rule, message) for random runs, hex or base64 wrapping a credential and
+    tokens split in two in a line. Only long words hold a run, and only lines with one
+    are searched for the halves of a split token."""
+    line_end = -1  # where the line last searched for a split token ends
+    for start, end in spans:
+        placeholder = None  # whether the word is a stand-in, asked once it matters
+        for offset, run, (kind, detail) in judged_runs(text, start, end):
+            if placeholder is None:
+                placeholder = _is_placeholder(text[start:end])
+            if placeholder:
+                break
+            if kind == "random":
+                shown = f" ({detail}…)" if detail else ""
+                yield offset, "secret.random-token", f"random-looking token{shown}: {FIX}"
+            elif decode:
+                inner = scan(path, detail.split("\n"), decode=False)
+                if inner:
+                    wrapping = "hex" if _HEX.fullmatch(run) else "base64"
+                    what = inner[0].message.rsplit(": ", 1)[0]
+                    yield offset, inner[0].rule, f"{what}, {wrapping}-encoded: {FIX}"
+        if start > line_end:  # a new line: the search back stops at its start
+            line_start = text.rfind("\n", 0, start) + 1
+            line_end = text.find("\n", start)
+            line_end = len(text) if line_end == -1 else line_end
+            found = _split_token(text, line_start, line_end)
+            if found is not None:
+                yield found
+
+
+def _random_half(part: str) -> bool:
+    """Whether a part could be half a token: four characters or more mixing classes as
+    random text does (a digit, or capitals past the first), and no word (`Friday`)."""
+    if len(part) < 4 or "." in part or is_wordy(part):
+        return False  # a word, or a file name or version (`import-2.1.0-py3`)
+    upper = sum(c.isupper() for c in part)
+    return _classes(part) >= 2 and (any(c.isdigit() for c in part) or upper >= 2)
+
+
+def _word_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every word of 16 characters or more between ASCII whitespace (a
+    token, an AWS secret and a generic value are such words, a random run needs 20).
+
+    Found in the text's shape (ASCII whitespace ` `, anything else `a`) with bytes.find:
+    a Python loop over every word of an entry costs more than all the secret rules. Text
+    that is not ASCII (rare in a long word's entry) is searched with a pattern instead,
+    since its byte offsets are not its character offsets."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) != len(text):  # not ASCII: offsets in bytes are not offsets in text
+        for match in _WORD.finditer(text):
+            yield match.span()
+        return
     shape = raw.translate(_WORD_SHAPE)
-    words = []
     start = shape.find(_LONG_WORD)  # the leftmost hit is where a run of them begins
     while start != -1:
         end = shape.find(b" ", start)
         end = len(shape) if end == -1 else end
-        words.append(raw[start:end].decode("utf-8", "ignore"))
+        yield start, end
         start = shape.find(_LONG_WORD, end)
-    return words
+
+
+def _split_token(text: str, start: int, end: int) -> tuple[int, str, str] | None:
+    """A token whose two halves the line holds apart ("starts ghp_… and ends …"): a
+    fragment that opens with a family's prefix but is too short for it, joined to a
+    random-looking run later in the line, makes the family's token or a random one."""
+    fragments, runs = [], []
+    for match in _SPLIT_PART.finditer(text, start, end):
+        part = match.group().rstrip(".")
+        # The cheap test first: most parts open with no prefix's first two characters.
+        # The part after the prefix must look random too: `pattern` opens with `pat`.
+        headed = part[:3] in _PREFIX_HEADS or part[:2] in _PREFIX_HEADS
+        if (
+            headed
+            and len(fragments) < JOIN_LIMIT
+            and any(
+                part.startswith(prefix) and _random_half(part[len(prefix) :])
+                for prefix in _PREFIXES_BY_FIRST[part[0]]
+            )
+        ):
+            fragments.append((match.start(), part))
+        elif fragments and len(runs) < JOIN_LIMIT and _random_half(part):
+            runs.append(part)
+    for offset, fragment in fragments:
+        for run in runs:
+            joined = fragment + run
+            if _is_placeholder(joined):
+                continue
+            for family, at, match in _family_matches(joined, [joined]):
+                if at == 0 and match.end() > len(fragment):
+                    shown = next((p for p in family.prefixes if joined.startswith(p)), "")
+                    message = f"{family.what} ({shown}…), split in two: {FIX}"
+                    return offset, family.rule, message
+            verdict = judge(joined)
+            if verdict is not None and verdict[0] == "random":
+                message = f"random-looking token, split in two: {FIX}"
+                return offset, "secret.random-token", message
+    return None
+
+
+def _long_words(text: str) -> list[str]:
+    """Every word of 16 or more characters (see _word_spans)."""
+    return [text[start:end] for start, end in _word_spans(text)]
 
 
 # Prefixes by their first character: a word is searched only for the prefixes that open
@@ -267,6 +377,9 @@ def _by_first_character(prefixes) -> dict[str, list[str]]:
 
 
 _PREFIXES_BY_FIRST = _by_first_character(BY_PREFIX)
+# The first three characters of every prefix (two for the two-character ones), the
+# cheap test a part passes before its prefixes are tried one by one.
+_PREFIX_HEADS = frozenset(prefix[:3] for prefix in BY_PREFIX)
 
 
 def _prefixes_in(words: str) -> list[str]:
@@ -317,6 +430,23 @@ def _private_key_lines(lines: list[str]) -> list[int]:
             if candidate and not _PEM_PREAMBLE.match(candidate):
                 break
     return found
+
+
+def _key_body(lines: list[str], header: int) -> Iterator[int]:
+    """The 1-based lines after a private key's header line up to its END line or the
+    blank line after its body (at most _KEY_LINES): slices of the key's base64."""
+    body = False
+    for number in range(header + 1, min(len(lines), header + _KEY_LINES) + 1):
+        line = lines[number - 1]
+        stripped = line.lstrip(_QUOTE_PREFIX).strip()
+        if not stripped:
+            if body:
+                return
+            continue
+        yield number
+        if "-----END" in line:
+            return
+        body = body or _PEM_BODY.match(stripped) is not None
 
 
 def _is_sample_jwt(token: str) -> bool:
