@@ -228,3 +228,23 @@ def test_a_settings_file_the_install_created_goes_with_its_hook(host: Path) -> N
     done = uninstall(host, "--memory")
     assert done.returncode == 0, done.stderr
     assert not (host / ".claude").exists()
+
+
+def test_a_normalised_crlf_file_without_a_final_newline_comes_back_byte_for_byte(
+    template_repo: Path, tmp_path: Path
+) -> None:
+    # ShareX's .gitattributes: CRLF line ends, no final newline, and `* text=auto`, so
+    # the blob git keeps has LF ends and history cannot tell what the file held.
+    host = init_repo(tmp_path / "host")
+    original = b"* text=auto\r\n*.png binary\r\n*.sln text eol=crlf"
+    (host / ".gitattributes").write_bytes(original)
+    (host / "README.md").write_text("# host\n", encoding="utf-8")
+    commit_all(host, "host")
+    copy_template(template_repo, host)
+    commit_all(host, "install eco-mem")
+    assert b"eco-mem" in (host / ".gitattributes").read_bytes()
+
+    done = uninstall(host, "--memory")
+
+    assert done.returncode == 0, done.stderr
+    assert (host / ".gitattributes").read_bytes() == original

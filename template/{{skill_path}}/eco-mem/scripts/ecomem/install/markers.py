@@ -51,8 +51,11 @@ def upsert_block(text: str, body: list[str], name: str, markers: tuple[str, str]
     if found is None:
         if not text:
             return "".join(block)
-        separator = newline if text.endswith(("\n", "\r")) else newline * 2
-        return text + separator + "".join(block)
+        if text.endswith(("\n", "\r")):
+            return text + newline + "".join(block)
+        # A file with no final newline keeps having none: the block takes the host's last
+        # line ending, so remove_block can give the file back byte for byte.
+        return text + newline * 2 + "".join(block).rstrip("\r\n")
     start, stop = found
     # The end marker's own line ending is the host's: keep "no final newline" as it was.
     if not lines[stop].endswith(("\n", "\r")):
@@ -70,4 +73,10 @@ def remove_block(text: str, name: str, markers: tuple[str, str]) -> str:
     # A block at the end was appended after a blank line of ours: take it too.
     if stop == len(lines) - 1 and start > 0 and not lines[start - 1].strip():
         start -= 1
+        if start > 0 and not lines[stop].endswith(("\n", "\r")):
+            # Appended to a file with no final newline (upsert_block): give its last
+            # line back without the line ending we added.
+            kept = lines[:start]
+            kept[-1] = kept[-1].rstrip("\r\n")
+            return "".join(kept)
     return "".join(lines[:start] + lines[stop + 1 :])
