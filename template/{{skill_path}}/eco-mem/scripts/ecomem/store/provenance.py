@@ -21,15 +21,17 @@ row the default's catalog holds, or that the record or a local edit made, is rea
 from __future__ import annotations
 
 import os
-import re
+
+from ..lazy_re import lazy
 
 HEADS = "refs/heads/"
 ORIGIN = "refs/remotes/origin/"
 FALLBACK = ("main", "master")
 MAX_FILE = 1024 * 1024  # a larger memory file is someone else's by size alone
 # Text a commit chose (a branch name, an author) is shown only when it is this plain.
-PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/@+-]{0,79}")
-PLAIN_AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._@'-]{0,59}")
+PLAIN_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9._/@+-]{0,79}")
+PLAIN_AUTHOR = lazy(r"[A-Za-z0-9][A-Za-z0-9 ._@'-]{0,59}")
+HEX = lazy(r"[0-9a-f]{4,64}")
 NOT_SHOWN = "(name not shown)"
 
 
@@ -328,7 +330,7 @@ def _commits(root: str, review: Review) -> None:
         commit, _, author = out.decode("utf-8", "replace").strip().partition("\0")
         if code != 0 or not commit:
             continue
-        commit = commit if re.fullmatch(r"[0-9a-f]{4,64}", commit) else ""
+        commit = commit if HEX.fullmatch(commit) else ""
         author = plain(author, PLAIN_AUTHOR)
         for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
             if origin is not None:
