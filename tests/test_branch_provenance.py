@@ -120,8 +120,9 @@ def test_the_hook_digest_names_branch_memory_and_prints_none_of_it(victim: Path)
 def test_find_names_branch_memory_and_prints_none_of_it(victim: Path) -> None:
     found = mem(victim, "find", "login", "auth")
     assert found.returncode == 0, found.stderr
-    named_not_shown(found.stdout)
+    named_not_shown(found.stdout + found.stderr)
     assert "desk `fix-login`" in found.stdout and "`login-setup`" in found.stdout
+    assert "INDEX" not in found.stderr  # not sent to read the catalog that holds the row
     listing = json.loads(mem(victim, "find", "--json").stdout)
     assert {item["slug"] for item in listing["unreviewed"]} == {"fix-login", "login-setup"}
     named_not_shown(json.dumps(listing["rows"]) + "contrib/fix-login Mallory Contributor")
@@ -147,6 +148,16 @@ def test_adopt_refuses_what_is_not_unreviewed_and_wants_one_choice(victim: Path)
     assert missing.returncode == 1 and "unreviewed: fix-login, login-setup" in missing.stderr
     assert mem(victim, "adopt").returncode == 2
     assert mem(victim, "adopt", "fix-login", "--all").returncode == 2
+
+
+def test_end_task_prints_no_unreviewed_desk_until_it_is_adopted(victim: Path) -> None:
+    refused = mem(victim, "end-task", "fix-login")
+    assert refused.returncode == 1 and "working.unreviewed" in refused.stderr
+    assert "adopt fix-login" in refused.stderr
+    named_not_shown(refused.stdout + refused.stderr + "contrib/fix-login Mallory Contributor")
+    assert (victim / DESK).is_file()
+    assert mem(victim, "adopt", "fix-login").returncode == 0
+    assert mem(victim, "end-task", "fix-login").returncode == 0
 
 
 def test_adopting_is_this_clones_alone(origin: Path, victim: Path, tmp_path: Path) -> None:

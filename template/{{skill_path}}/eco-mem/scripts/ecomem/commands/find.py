@@ -489,7 +489,9 @@ def run(root: Path, args) -> int:
                 hidden = len(desks) - len(listed)
                 print(f"{hidden} more desks: `find --drawer working --all` lists every one")
         name_unreviewed(foreign, args.all)
-        if read and not rows and (args.text or not desks):
+        # Only unreviewed rows matched: the catalogs hold them as text, so the advice to
+        # read the catalogs is not given; `adopt` is the way to their text.
+        if read and not rows and not foreign and (args.text or not desks):
             indexes = ", ".join(f"{store}/*/INDEX.md" for store in chain)
             print(
                 "no matching row for those words; before concluding nothing is remembered,"
