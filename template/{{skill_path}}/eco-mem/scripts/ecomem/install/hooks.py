@@ -59,12 +59,13 @@ def hook_command(skill_dir: str = protocol.SKILL_DIR) -> str:
         " (it copies the digest code into .git, where no branch can change it)"
     )
     return (
-        'unset CDPATH; r=; if cd -P "$CLAUDE_PROJECT_DIR" 2>/dev/null && w=$PWD'
+        'unset CDPATH; o=$PWD; r=; if cd -P "$CLAUDE_PROJECT_DIR" 2>/dev/null && w=$PWD'
         ' && g="$(git rev-parse --git-common-dir 2>/dev/null)"'
         f' && c="$g/{HOME}/{LAUNCHER}" && h="${{c%/*}}" && [ ! -L "$h" ] && [ ! -L "$c" ]'
         ' && [ -f "$c" ] && cd -P "$h" 2>/dev/null; then r=$PWD; fi;'
         ' case "$r/" in "$w/.git/"*) ;; "/" | "$w/"*) r= ;; esac;'
-        f' if [ -n "$r" ]; then python3 -I -S "$r/{LAUNCHER}" "$w";'
+        # Back in the session's folder: the digest lists the stores around it first.
+        f' if [ -n "$r" ]; then cd "$o" 2>/dev/null; python3 -I -S "$r/{LAUNCHER}" "$w";'
         f" elif command -v python3 >/dev/null 2>&1; then echo {message}; fi;"
         " exit 0"
     )
