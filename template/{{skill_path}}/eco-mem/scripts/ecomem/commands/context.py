@@ -15,8 +15,12 @@ It must never break a session: on any error it prints nothing and exits 0
 once, so a failure never leaves half a digest. A desk holding a line that reads as an
 order to the agent (verify's injection rule) is named but not shown: memory is data, and
 a hook's output reaches the agent with more weight than a file it chose to open.
-The hook calls `eco_mem.py context` with no other argument; the shim then comes straight
-here, without the argument parser.
+Memory the checked-out branch brought in that no review passed and this clone did not
+write (store/provenance.py) is only named, by slug, branch, commit and author, with the
+one command that shows it (`adopt`): a branch's desk is never offered as the agent's task.
+Claude Code's hook runs this module from the copy in the git dir (install/hooks.py),
+which calls `emit` with the root; `eco_mem.py context` comes straight here, without the
+argument parser.
 """
 
 from __future__ import annotations

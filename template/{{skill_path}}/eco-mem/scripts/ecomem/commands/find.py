@@ -14,6 +14,8 @@ is withheld from the output, named as withheld, rather than handed to the reader
 The desks have no rows: each open desk is listed from its own file, by its heading
 and goal line only, ahead of every row; at most the desk cap of them (then how many
 more), so a commit that plants thousands of desks cannot flood the reader.
+A desk, row or entry that the checked-out branch brought in unreviewed
+(store/provenance.py) is named apart, after the rows, by its origin and never its text.
 """
 
 from __future__ import annotations
