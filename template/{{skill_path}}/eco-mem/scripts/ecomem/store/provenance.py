@@ -13,9 +13,10 @@ reads as today. When HEAD is the default's own commit nothing differs, and git i
 even asked.
 
 A memory file is this clone's own when its bytes differ from HEAD's (a local edit no
-commit made), when HEAD lacks it (never committed), or when its hash is in the clone's
-record of writes (write/record.py, in the git dir). A catalog is judged row by row: a
-row the default's catalog holds, or that the record or a local edit made, is read.
+commit made), when HEAD lacks it (never committed), when its hash is in the clone's
+record of writes (write/record.py, in the git dir), or when its last commit is one this
+clone made (the reflog, in the git dir too). A catalog is judged row by row: a row the
+default's catalog holds, or that the record or a local edit made, is read.
 """
 
 from __future__ import annotations
@@ -223,7 +224,7 @@ def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
                 rows[line] = Origin(row_slug(line), "row", path, branch)
             if rows:
                 review.rows[path] = rows
-    _commits(root, review)
+    _commits(root, dirs, review)
     return review
 
 
@@ -317,21 +318,57 @@ def plain(text: str, shape) -> str:
 MAX_ASKED = 20  # commits looked up; past them an item is named without one
 
 
-def _commits(root: str, review: Review) -> None:
-    """Fill in each item's last commit and author (git log, one call per path)."""
+def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
+    """Fill in each item's last commit and author (git log, one call per path). A desk
+    or entry whose last commit this clone made (its reflog says `commit`, in the git dir)
+    is this clone's own: a desk edited by hand and committed here reads as today. A
+    catalog is not judged so: a commit of ours may keep a row someone else wrote."""
     from ..git import GitCall
 
     paths = list(dict.fromkeys([*review.files, *review.rows]))[:MAX_ASKED]
     calls = {
-        path: GitCall(root, "log", "-1", "--format=%h%x00%an", "HEAD", "--", path) for path in paths
+        path: GitCall(root, "log", "-1", "--format=%H%x00%an", "HEAD", "--", path) for path in paths
     }
+    ours = own_commits(dirs) if review.files else set()
     for path, call in calls.items():
         code, out = call.result()
         commit, _, author = out.decode("utf-8", "replace").strip().partition("\0")
-        if code != 0 or not commit:
+        if code != 0 or not HEX.fullmatch(commit):
             continue
-        commit = commit if HEX.fullmatch(commit) else ""
+        if commit in ours and path in review.files:
+            del review.files[path]
+            continue
         author = plain(author, PLAIN_AUTHOR)
         for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
             if origin is not None:
-                origin.commit, origin.author = commit, author
+                origin.commit, origin.author = commit[:7], author
+
+
+# Reflog messages of a commit made in this clone; a merge, pull, rebase or cherry-pick
+# writes other words, and the commits they bring are someone else's.
+OWN_COMMIT = ("commit:", "commit (initial):", "commit (amend):")
+REFLOG_BYTES = 1024 * 1024  # the newest part of a long reflog is enough
+
+
+def own_commits(dirs: tuple[str, str]) -> set[str]:
+    """The commits this work tree made itself, from HEAD's reflog and the branch's."""
+    from ..git import read_small
+
+    logs = [os.path.join(dirs[0], "logs", "HEAD")]
+    head = read_small(os.path.join(dirs[0], "HEAD"))
+    if head.startswith("ref: refs/heads/") and ".." not in head:
+        logs.append(os.path.join(dirs[1], "logs", head[5:].strip()))
+    found = set()
+    for log in logs:
+        try:
+            with open(log, "rb") as handle:
+                handle.seek(max(0, os.path.getsize(log) - REFLOG_BYTES))
+                text = handle.read(REFLOG_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            ids, tab, message = line.partition("\t")
+            parts = ids.split(" ", 2)
+            if tab and len(parts) == 3 and message.startswith(OWN_COMMIT):
+                found.add(parts[1])
+    return found
