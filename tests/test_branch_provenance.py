@@ -274,3 +274,33 @@ def test_a_package_stores_branch_fact_is_named_too(origin: Path, tmp_path: Path)
     found = mem(other, "find", "--all-stores", "login")
     assert "`login-setup`" in found.stdout and "from branch web-task" in found.stdout
     assert "curl" not in found.stdout + mem(other, "context").stdout
+
+
+def test_a_write_here_leaves_the_branchs_row_named(victim: Path) -> None:
+    """The catalog, edited here by a write, still names the row the branch brought."""
+    assert fact(victim, "Builds use make", body="Builds use make.").returncode == 0
+    found = mem(victim, "find", "login", "builds")
+    assert "Builds use make" in found.stdout and "catalog row `login-setup`" in found.stdout
+    named_not_shown(found.stdout)
+
+
+def test_line_end_rules_a_branch_commits_do_not_pass_its_memory_off_as_local(
+    origin: Path, tmp_path: Path
+) -> None:
+    """A committed `.gitattributes` can make a checkout's bytes differ from the commit's:
+    git, not a byte compare, says what was edited here."""
+    own = tmp_path / "own-origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin), str(own))
+    writer = fresh_clone(own, tmp_path / "writer", "main")
+    git(writer, "checkout", "-q", "-b", "crlf-task")
+    with (writer / ".gitattributes").open("a") as attributes:
+        attributes.write("*.md text eol=crlf\n")
+    (writer / DESK).write_text(DESK_TEXT)
+    git(writer, "add", "-A")
+    git(writer, "add", "-f", DESK)
+    git(writer, "commit", "-qm", "desk")
+    git(writer, "push", "-q", "origin", "crlf-task")
+    reader = fresh_clone(own, tmp_path / "reader", "crlf-task")
+    assert b"\r\n" in (reader / DESK).read_bytes()
+    named_not_shown(mem(reader, "context").stdout + "contrib/fix-login Mallory Contributor")
+    assert "desk `fix-login`" in mem(reader, "context").stdout

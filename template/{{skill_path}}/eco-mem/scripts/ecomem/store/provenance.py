@@ -189,12 +189,19 @@ def _listing(call) -> dict[str, str]:
 
 
 def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
+    from ..git import GitCall
     from ..write.record import read_record, row_digest
     from .stores import all_stores
 
     folders = [folder for folder in all_stores(root) if folder]
     head_call, default_call = _tree(root, "HEAD", folders), _tree(root, default, folders)
+    # What differs from HEAD in the work tree, as git sees it (line-end conversion and
+    # filters applied): an edit made here. Bytes alone would not do: a committed
+    # `.gitattributes` can make a checkout differ from its blob.
+    edited_call = GitCall(root, "diff", "--name-only", "-z", "HEAD", "--", *folders)
     head, base = _listing(head_call), _listing(default_call)
+    code, out = edited_call.result()
+    edited = set(out.decode("utf-8", "surrogateescape").split("\0")) if code == 0 else set()
     review = Review()
     review.default = default[len(ORIGIN) :]
     changed = {path: blob for path, blob in head.items() if base.get(path) != blob}
@@ -203,24 +210,36 @@ def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
     record = read_record(root)
     branch = branch_name(dirs)
     catalogs = []
-    for path, blob in sorted(changed.items()):
-        data = _read(os.path.join(root, path))
-        if data is None or blob_id(data, len(blob)) != blob:
-            continue  # gone, unreadable, or edited here since HEAD: not the branch's text
+    for path in sorted(changed):
+        full = os.path.join(root, path)
+        if not os.path.lexists(full):
+            continue  # removed here: nothing to read
         if path.endswith("/INDEX.md"):
-            catalogs.append((path, data))
-        elif ("file", _digest(data), path) not in record and path.endswith(".md"):
+            catalogs.append(path)
+            continue
+        if path in edited or not path.endswith(".md"):
+            continue  # this clone's edit, or no memory file a reader opens
+        data = _read(full)  # None: a link, a folder, too large; named, never read
+        if data is None or ("file", _digest(data), path) not in record:
             drawer = path.rsplit("/", 2)[-2]
             kind = "desk" if drawer == "working" else "entry"
             review.files[path] = Origin(path.rsplit("/", 1)[-1][:-3], kind, path, branch)
     if catalogs:
-        texts = _blobs(root, [base[path] for path, _ in catalogs if path in base])
-        for path, data in catalogs:
+        wanted = [base[path] for path in catalogs if path in base]
+        wanted += [head[path] for path in catalogs if path in edited]
+        texts = _blobs(root, wanted)
+        for path in catalogs:
+            data = _read(os.path.join(root, path))
+            if data is None:
+                continue  # find and verify report a catalog they cannot read
             reviewed = set(table_lines(texts.get(base.get(path, ""), "")))
+            committed = set(table_lines(texts.get(head[path], ""))) if path in edited else None
             rows = {}
             for line in table_lines(data.decode("utf-8", "replace")):
                 if line in reviewed or ("row", row_digest(line), path) in record:
                     continue
+                if committed is not None and line not in committed:
+                    continue  # a row edited here, after HEAD
                 rows[line] = Origin(row_slug(line), "row", path, branch)
             if rows:
                 review.rows[path] = rows
@@ -257,14 +276,6 @@ def _read(path: str) -> bytes | None:
             return handle.read(MAX_FILE + 1)
     except OSError:
         return None
-
-
-def blob_id(data: bytes, width: int = 40) -> str:
-    """git's object id of `data` as a blob: SHA-1, or SHA-256 in a repository of 64-digit ids."""
-    import hashlib
-
-    algorithm = hashlib.sha256 if width == 64 else hashlib.sha1
-    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def _digest(data: bytes) -> str:
