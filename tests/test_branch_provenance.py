@@ -304,3 +304,15 @@ def test_line_end_rules_a_branch_commits_do_not_pass_its_memory_off_as_local(
     assert b"\r\n" in (reader / DESK).read_bytes()
     named_not_shown(mem(reader, "context").stdout + "contrib/fix-login Mallory Contributor")
     assert "desk `fix-login`" in mem(reader, "context").stdout
+
+
+def test_blocks_replaces_the_older_hook_that_ran_the_work_tree(victim: Path) -> None:
+    settings = victim / ".claude/settings.json"
+    old = f'python3 -S "$CLAUDE_PROJECT_DIR"/{SKILL}/scripts/eco_mem.py context || true'
+    data = json.loads(settings.read_text())
+    new = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    data["hooks"]["SessionStart"][0]["hooks"][0]["command"] = old
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    assert mem(victim, "blocks").returncode == 0
+    (group,) = json.loads(settings.read_text())["hooks"]["SessionStart"]
+    assert group["hooks"] == [{"type": "command", "command": new}]
