@@ -104,6 +104,11 @@ def test_two_sessions_in_fresh_clones_carry_one_desk_and_it_never_reaches_main(
     git(first, "push", "-q", "origin", "task")
 
     second = clone(origin, tmp_path / "session-2", "-b", "task")
+    # Another clone wrote it: named until adopted, the one step a fresh clone takes
+    # (docs/teamwork.md; tests/test_branch_provenance.py holds the rest).
+    assert "desk `port-auth`" in mem(second, "find").stdout
+    assert "step 1 done" not in mem(second, "context").stdout
+    assert mem(second, "adopt", "port-auth").returncode == 0
     listed = mem(second, "find")
     assert listed.stdout.splitlines()[0] == f"{DESK} | port-auth | auth on v2"
     assert "- step 1 done" in (second / DESK).read_text()

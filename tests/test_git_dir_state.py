@@ -130,7 +130,7 @@ def test_a_branch_of_memory_data_never_changes_git_whatever_command_runs(
 # -- the driver copy changes only on purpose ------------------------------------------------
 
 
-STATE = ("write.lock", "journal")  # the writers' state, beside the copies
+STATE = ("write.lock", "journal", "written")  # the writers' state and record, beside the copies
 
 
 def driver_state(repo: Path) -> dict[str, bytes]:

@@ -322,7 +322,8 @@ def test_with_no_desk_the_hook_prints_only_the_pointer(host: Path) -> None:
 
 
 def break_package(host: Path) -> None:
-    context = host / SKILL / "scripts/ecomem/commands/context.py"
+    # The hook runs the git dir's copy of the digest (install/hooks.py), never the tree's.
+    (context,) = (host / ".git/eco-mem").glob("merge-driver-*/ecomem/commands/context.py")
     context.write_text("def digest(:\n", encoding="utf-8")
 
 

@@ -20,6 +20,7 @@ TABLE = {
     "confirm": "confirm",
     "forget": "forget",
     "end-task": "end_task",
+    "adopt": "adopt",
     # What a harness hook prints at session start (docs/harnesses.md).
     "context": "context",
     # Checking it.

@@ -89,6 +89,22 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print the desk and paths as JSON")
 
 
+def refuse_unreviewed(review, desk: str) -> None:
+    """end-task prints the desk it clears: a desk a branch brought in, unreviewed, is
+    someone else's text, printed only quoted, by `adopt`, with the user's OK."""
+    origin = review.file(desk)
+    if origin is None:
+        return
+    from ..errors import Refused
+    from ..findings import ERROR, Finding
+
+    message = (
+        f"this {origin.line()} is not this clone's and no review passed it: show it to the"
+        f" user with `adopt {origin.slug}`, and end it once they agree"
+    )
+    raise Refused([Finding(desk, 0, "working.unreviewed", ERROR, message)])
+
+
 def run(root, args) -> int:
     import sys
 
@@ -98,8 +114,13 @@ def run(root, args) -> int:
     body = nonempty_body(args.body) if args.promote_to == "semantic" else None
     result: dict = {}
 
+    from ..store.provenance import unreviewed
+
+    review = unreviewed(root)
+
     def build(store, today):
         result["desk"], result["text"] = desk_text(store, args.slug)
+        refuse_unreviewed(review, result["desk"])
         changes = end_task(args, body, store, today)
         result["promoted"] = [
             f"{store.relpath}/{change.drawer}/{name}"

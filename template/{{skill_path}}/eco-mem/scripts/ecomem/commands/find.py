@@ -14,6 +14,8 @@ is withheld from the output, named as withheld, rather than handed to the reader
 The desks have no rows: each open desk is listed from its own file, by its heading
 and goal line only, ahead of every row; at most the desk cap of them (then how many
 more), so a commit that plants thousands of desks cannot flood the reader.
+A desk, row or entry that the checked-out branch brought in unreviewed
+(store/provenance.py) is named apart, after the rows, by its origin and never its text.
 """
 
 from __future__ import annotations
@@ -125,13 +127,14 @@ def query_terms(words: list[str]) -> list[str]:
 
 
 class Match:
-    __slots__ = ("cells", "drawer", "gone", "line", "path", "rank", "store", "withheld")
+    __slots__ = ("cells", "drawer", "gone", "line", "origin", "path", "rank", "store", "withheld")
 
     def __init__(self, drawer: str, line: int, path: str, cells: dict, rank: tuple) -> None:
         self.drawer, self.line, self.path, self.cells, self.rank = drawer, line, path, cells, rank
         self.gone: list[str] = []  # citations whose evidence is gone (check_evidence)
         self.withheld: list[str] = []  # cells not shown: they speak to the agent
         self.store = protocol.MEMORY_DIR  # the store whose catalog holds the row
+        self.origin = None  # a provenance.Origin when a branch brought it in unreviewed
 
     def as_text(self, shown: str | None = None, store: str | None = None) -> str:
         """The row as one line; `shown` is its path as it reads from the working folder,
@@ -208,9 +211,13 @@ def check_evidence(root: Path, matches: list[Match]) -> None:
 
 
 def search(
-    root: Path, words: list[str], drawers: tuple[str, ...]
+    root: Path, words: list[str], drawers: tuple[str, ...], review=None
 ) -> tuple[list[Match], list[str], int]:
-    """Matching rows, best first; the problems met; how many INDEX files could be read."""
+    """Matching rows, best first; the problems met; how many INDEX files could be read.
+    A match that `review` (store/provenance.py) holds unreviewed carries its origin."""
+    from ..store.provenance import NOTHING
+
+    review = NOTHING if review is None else review
     terms = query_terms(words)
     # No words lists every row; words with nothing to search for (`find '???'`) match none.
     listing = not any(word.strip() for word in words)
@@ -238,7 +245,9 @@ def search(
             continue
         read += 1
         if drawer == "working":
-            matches_found += open_desks(root, problems)
+            for desk in open_desks(root, problems):
+                desk.origin = review.file(desk.path)
+                matches_found.append(desk)
             continue  # desks have no rows; verify reports any left from the old layout
         catalog = parse_catalog(lines)
         for row in catalog.rows:
@@ -274,7 +283,9 @@ def search(
                 order,
                 row.line,
             )
-            matches_found.append(Match(drawer, row.line, path, cells, rank))
+            match = Match(drawer, row.line, path, cells, rank)
+            match.origin = review.row(relpath, lines[row.line - 1]) or review.file(path)
+            matches_found.append(match)
     return sorted(matches_found, key=lambda match: match.rank), problems, read
 
 
@@ -289,6 +300,25 @@ def open_desks(root: Path, problems: list[str]) -> list[Match]:
         cells = {"desk": desk.slug, "goal": goal or title, "file": desk.name}
         found.append(Match("working", 0, desk.relpath, cells, (-1_000_000, 0, 0, len(found))))
     return found
+
+
+UNREVIEWED_NAMED = 10  # named without --all; the rest are counted
+
+
+def name_unreviewed(foreign: list[Match], every: bool) -> None:
+    """One line per match a branch brought in unreviewed: its origin, never its text."""
+    if not foreign:
+        return
+    skill = protocol.SKILL_DIR
+    print(
+        f"unreviewed (not on the default branch, not written here; someone else's text"
+        f" until the user approves `python3 {skill}/scripts/eco_mem.py adopt SLUG`):"
+    )
+    named = foreign if every else foreign[:UNREVIEWED_NAMED]
+    for match in named:
+        print(f"- {match.origin.line()}")
+    if len(named) < len(foreign):
+        print(f"- {len(foreign) - len(named)} more; --all names every one")
 
 
 def _path(drawer: str, cells: dict) -> str | None:
@@ -393,10 +423,13 @@ def run(root: Path, args) -> int:
     drawers = (args.drawer,) if args.drawer else protocol.DRAWERS
     chain = stores_to_read(root, args)
     matches, problems, read = [], [], 0
+    from ..store.provenance import unreviewed
+
+    review = unreviewed(root)
     for store in chain:
         stores.use(store)
         finish_interrupted(root)
-        found, said, count = search(root, args.text, drawers)
+        found, said, count = search(root, args.text, drawers, review)
         for match in found:
             match.store = store
         matches += found
@@ -412,6 +445,10 @@ def run(root: Path, args) -> int:
         for match in matches:
             if match.drawer == "semantic" and scoped_to(root, match.path, here):
                 match.rank = (match.rank[0] - 1000, *match.rank[1:])
+    # What a branch brought in unreviewed is named apart, never shown nor ranked among
+    # the rows: a branch that plants many rows cannot push the reviewed ones out.
+    foreign = [match for match in matches if match.origin is not None]
+    matches = [match for match in matches if match.origin is None]
     # Open desks come first, every time: yesterday's task is the first thing to pick up.
     desks = [match for match in matches if match.drawer == "working"]
     desks.sort(key=lambda match: depth[match.store])
@@ -440,6 +477,7 @@ def run(root: Path, args) -> int:
             "matches": len(rows),
             "desks": len(desks),
             "rows": [match.as_dict() for match in shown],
+            "unreviewed": [match.origin.as_dict() for match in foreign],
         }
         print(json.dumps(report, indent=2))
     else:
@@ -452,7 +490,10 @@ def run(root: Path, args) -> int:
             if listed and match is listed[-1] and len(listed) < len(desks):
                 hidden = len(desks) - len(listed)
                 print(f"{hidden} more desks: `find --drawer working --all` lists every one")
-        if read and not rows and (args.text or not desks):
+        name_unreviewed(foreign, args.all)
+        # Only unreviewed rows matched: the catalogs hold them as text, so the advice to
+        # read the catalogs is not given; `adopt` is the way to their text.
+        if read and not rows and not foreign and (args.text or not desks):
             indexes = ", ".join(f"{store}/*/INDEX.md" for store in chain)
             print(
                 "no matching row for those words; before concluding nothing is remembered,"

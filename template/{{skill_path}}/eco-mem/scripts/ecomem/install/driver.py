@@ -13,7 +13,9 @@ they refreshed would carry the branch's code into every later merge of the clone
 (cli.py only says when the driver is missing). Its folder is named by a checksum
 of what it holds, so a changed skill gets a new copy and the config switches to it
 in one write. Beside the copies, `resolve.py` runs `resolve` from the copy git runs,
-so finishing a stopped merge never runs the incoming branch's scripts.
+so finishing a stopped merge never runs the incoming branch's scripts, and
+`context.py` runs the session digest from it, so opening a branch in Claude Code never
+runs that branch's scripts (hooks.py).
 """
 
 from __future__ import annotations
@@ -50,6 +52,25 @@ MODULES = (
     "ecomem/store/merge.py",
     "ecomem/store/rows.py",
     "ecomem/store/textfile.py",
+    # The session digest (`context`, which Claude Code's hook runs from here, hooks.py)
+    # and what it imports: the desks, the stores, provenance and the injection rule.
+    "ecomem/commands/context.py",
+    "ecomem/findings.py",
+    "ecomem/lazy_re.py",
+    "ecomem/paths.py",
+    "ecomem/rules/__init__.py",
+    "ecomem/rules/injection.py",
+    "ecomem/rules/markup.py",
+    "ecomem/rules/normalise.py",
+    "ecomem/store/cites.py",
+    "ecomem/store/desks.py",
+    "ecomem/store/names.py",
+    "ecomem/store/place.py",
+    "ecomem/store/provenance.py",
+    "ecomem/store/stores.py",
+    "ecomem/write/__init__.py",
+    "ecomem/write/record.py",
+    "ecomem/write/state.py",
 )
 # The entry must parse on any Python 3: on one too old for the package it fails
 # importing it, and the driver then keeps git's own result.
@@ -79,6 +100,28 @@ sys.path.insert(0, copy)
 from ecomem.commands.resolve import main  # noqa: E402
 
 sys.exit(main(sys.argv[1:]))
+'''
+
+
+CONTEXT = "context.py"  # beside resolve.py: what the SessionStart hook runs (hooks.py)
+CONTEXT_TEXT = '''\
+"""eco-mem's session digest, run from the copy in the git dir (written by eco_mem.py track)."""
+import os
+import sys
+
+copy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "{folder}")
+if os.path.islink(copy) or not os.path.isdir(copy):  # a link could lead into the work tree
+    sys.exit(0)  # a session starts without the digest rather than run the branch's code
+sys.path.insert(0, copy)
+try:
+    from ecomem.commands.context import emit
+except Exception:  # a Python too old for the package: no digest, never a failed hook
+    if os.environ.get("ECO_MEM_DEBUG"):
+        import traceback
+
+        traceback.print_exc()
+    sys.exit(0)
+sys.exit(emit(sys.argv[1]))
 '''
 
 
@@ -263,14 +306,18 @@ def ensure_driver(root: Path) -> bool:
     # Every file compared, not one stat: this runs only when a person installs on
     # purpose, and a damaged copy is then rebuilt rather than kept.
     present = all(_holds_itself(home, name, data) for name, data in files.items())
-    launcher = home.parent / RESOLVE
-    launcher_text = RESOLVE_TEXT.format(folder=home.name).encode("utf-8")
-    if configured == command and present and _holds(launcher, launcher_text):
+    launchers = {
+        home.parent / RESOLVE: RESOLVE_TEXT.format(folder=home.name).encode("utf-8"),
+        home.parent / CONTEXT: CONTEXT_TEXT.format(folder=home.name).encode("utf-8"),
+    }
+    current = all(_holds(path, text) for path, text in launchers.items())
+    if configured == command and present and current:
         return False
     if not present:
         _install(home, files)
-    if not _holds(launcher, launcher_text):
-        _write_whole(launcher, launcher_text)
+    for launcher, launcher_text in launchers.items():
+        if not _holds(launcher, launcher_text):
+            _write_whole(launcher, launcher_text)
     if configured != command:  # only on the first run in a clone, or after a change
         _set_config(config, command)
     _prune(home.parent, home)
@@ -427,7 +474,7 @@ def remove_driver(root: Path) -> bool:
         _prune(folder, None)
         # The launcher, the writers' lock (write/state.py) and the template this clone
         # trusts (template_source.py): with the driver gone, eco-mem leaves the clone.
-        for state in (RESOLVE, "write.lock", "template-source"):
+        for state in (RESOLVE, CONTEXT, "write.lock", "template-source", "written"):
             with contextlib.suppress(FileNotFoundError):
                 (folder / state).unlink()
         with contextlib.suppress(OSError):  # kept when it holds anything else

@@ -28,6 +28,8 @@ EVENT = "SessionStart"
 MATCHER = "startup|resume|clear|compact"
 BOM = "\ufeff"
 MAX_BYTES = 1024 * 1024
+HOME = "eco-mem"  # the folder in the common git dir holding the digest's copy (driver.py)
+LAUNCHER = "context.py"  # driver.CONTEXT, written there by `track`
 
 
 class HookError(Exception):
@@ -35,23 +37,47 @@ class HookError(Exception):
 
 
 def hook_command(skill_dir: str = protocol.SKILL_DIR) -> str:
-    """The shell command Claude Code runs: the digest, from the project root it names.
+    """The shell command Claude Code runs: the digest, from the clone's git-dir copy.
 
-    `-S` skips site-packages (the digest is stdlib only, and starts faster); `|| true`
-    keeps a machine without python3 from reporting a failed hook at every start.
+    The checked-out branch may be anyone's (a pull request under review, a cloud agent's
+    clone), and its scripts are its author's code. So, as git's merge driver does
+    (driver.py), the hook runs the copy `track` keeps in `<common git dir>/eco-mem/`,
+    where no commit reaches, and checks in shell builtins first that neither that folder
+    nor its `context.py` is a link and that its real path lies outside the work tree or
+    under its real `.git`. No copy yet (a fresh clone before `track`): one line saying to
+    run track, and nothing from the work tree runs. `-I -S`: nothing from the
+    environment, the current folder or site-packages. It always exits 0: a machine
+    without python3 must not report a failed hook at every start.
     """
     import shlex
 
     # path_rule.py's charset already makes the path shell-safe; the quote keeps it so
     # should a caller ever pass a folder that rule has not judged.
-    script = shlex.quote(posixpath.join(skill_dir, "scripts", "eco_mem.py"))
-    return f'python3 -S "$CLAUDE_PROJECT_DIR"/{script} context || true'
+    script = posixpath.join(skill_dir, "scripts", "eco_mem.py")
+    message = shlex.quote(
+        f"eco-mem: no session digest in this clone yet: run `python3 {script} track` once"
+        " (it copies the digest code into .git, where no branch can change it)"
+    )
+    return (
+        'unset CDPATH; o=$PWD; r=; if cd -P "$CLAUDE_PROJECT_DIR" 2>/dev/null && w=$PWD'
+        ' && g="$(git rev-parse --git-common-dir 2>/dev/null)"'
+        f' && c="$g/{HOME}/{LAUNCHER}" && h="${{c%/*}}" && [ ! -L "$h" ] && [ ! -L "$c" ]'
+        ' && [ -f "$c" ] && cd -P "$h" 2>/dev/null; then r=$PWD; fi;'
+        ' case "$r/" in "$w/.git/"*) ;; "/" | "$w/"*) r= ;; esac;'
+        # Back in the session's folder: the digest lists the stores around it first.
+        f' if [ -n "$r" ]; then cd "$o" 2>/dev/null; python3 -I -S "$r/{LAUNCHER}" "$w";'
+        f" elif command -v python3 >/dev/null 2>&1; then echo {message}; fi;"
+        " exit 0"
+    )
 
 
 def is_ours(hook: object) -> bool:
-    """An entry eco-mem wrote: a command running eco_mem.py's `context`, at any skill path."""
+    """An entry eco-mem wrote: the git-dir copy's digest, or an older command running the
+    work tree's eco_mem.py `context` (at any skill path), which track then replaces."""
     command = hook.get("command") if isinstance(hook, dict) else None
-    return isinstance(command, str) and "eco_mem.py" in command and " context" in command
+    if not isinstance(command, str):
+        return False
+    return f"/{HOME}/{LAUNCHER}" in command or ("eco_mem.py" in command and " context" in command)
 
 
 def our_group(skill_dir: str = protocol.SKILL_DIR) -> dict:

@@ -68,6 +68,7 @@ def apply(root: Path, memory: Path, changes: list[tuple[Path, str | None]]) -> N
         manifest.append({"path": relpath, "existed": existed})
     _write_manifest(pending / MANIFEST, json.dumps(manifest))
     try:
+        _note_writes(root, changes)
         for target, text in changes:
             if text is None:
                 remove(root, target)
@@ -78,6 +79,26 @@ def apply(root: Path, memory: Path, changes: list[tuple[Path, str | None]]) -> N
         raise
     os.unlink(pending / MANIFEST)  # the commit point
     shutil.rmtree(pending)
+
+
+def _note_writes(root: Path, changes: list[tuple[Path, str | None]]) -> None:
+    """Note in the git dir what this write puts on disk (record.py): this clone's own
+    memory, read as today, never as a branch's. Noted before the first file lands, so a
+    write that lands is always noted; one rolled back leaves hashes no file holds."""
+    from .record import noted_write
+
+    items = []
+    for target, text in changes:
+        if text is None:
+            continue
+        relpath = os.path.relpath(target, root).replace(os.sep, "/")
+        old = None
+        if target.name == "INDEX.md" and target.is_file() and not target.is_symlink():
+            old = target.read_bytes()
+        items += noted_write(relpath, old, text.encode("utf-8"))
+    from .record import note
+
+    note(root, items)
 
 
 def _write_manifest(path: Path, text: str) -> None:

@@ -1,0 +1,385 @@
+"""Whose memory is this: what the checked-out branch brought in that no review has passed.
+
+Memory on the default branch was merged through review, and what this clone wrote is its
+own; both read as they always did. What else the branch adds or changes under a memory
+folder (a desk that travelled, a fact, a catalog row) is someone else's text until the
+user adopts it (`adopt`): `context` and `find` name it (slug, branch, commit, author),
+never show it, since a hook's output reaches the agent as its own plan.
+
+The default branch is the one a clone names: `refs/remotes/origin/HEAD` (set by `git
+clone`), else `origin/main`, else `origin/master`. With none of them (a repository with
+no remote, a CI checkout of one commit) there is nothing to compare with and everything
+reads as today. When HEAD is the default's own commit nothing differs, and git is not
+even asked.
+
+A memory file is this clone's own when its bytes differ from HEAD's (a local edit no
+commit made), when HEAD lacks it (never committed), when its hash is in the clone's
+record of writes (write/record.py, in the git dir), or when its last commit is one this
+clone made (the reflog, in the git dir too). A catalog is judged row by row: a row the
+default's catalog holds, or that the record or a local edit made, is read.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..lazy_re import lazy
+
+HEADS = "refs/heads/"
+ORIGIN = "refs/remotes/origin/"
+FALLBACK = ("main", "master")
+MAX_FILE = 1024 * 1024  # a larger memory file is someone else's by size alone
+# Text a commit chose (a branch name, an author) is shown only when it is this plain.
+PLAIN_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9._/@+-]{0,79}")
+PLAIN_AUTHOR = lazy(r"[A-Za-z0-9][A-Za-z0-9 ._@'-]{0,59}")
+HEX = lazy(r"[0-9a-f]{4,64}")
+NOT_SHOWN = "(name not shown)"
+
+
+class Origin:
+    """Where one unreviewed item came from: the last commit of HEAD that changed it."""
+
+    __slots__ = ("author", "branch", "commit", "kind", "path", "slug")
+
+    def __init__(self, slug: str, kind: str, path: str, branch: str) -> None:
+        self.slug = slug  # the entry's or desk's file stem, or a pointer row's name
+        self.kind = kind  # "desk", "entry" or "row"
+        self.path = path  # repository-relative: the file, or the catalog holding the row
+        self.branch = branch
+        self.commit = ""
+        self.author = ""
+
+    def line(self) -> str:
+        """One line naming it, without a word of its text."""
+        what = {"desk": "desk", "entry": "entry", "row": "catalog row"}[self.kind]
+        return (
+            f"{what} `{self.slug}` ({self.path}) from branch {self.branch},"
+            f" commit {self.commit or '?'} by {self.author or '?'}"
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "slug": self.slug,
+            "kind": self.kind,
+            "path": self.path,
+            "branch": self.branch,
+            "commit": self.commit,
+            "author": self.author,
+        }
+
+
+class Review:
+    """What the checked-out branch brought in unreviewed, asked once per command."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, Origin] = {}  # repo-relative path -> its origin
+        self.rows: dict[str, dict[str, Origin]] = {}  # catalog path -> {row line: origin}
+        self.default = ""  # the default branch compared with ("" when none)
+
+    def __bool__(self) -> bool:
+        return bool(self.files or self.rows)
+
+    def file(self, relpath: str) -> Origin | None:
+        return self.files.get(relpath)
+
+    def row(self, index_relpath: str, line: str) -> Origin | None:
+        return self.rows.get(index_relpath, {}).get(line.strip())
+
+    def every(self) -> list[Origin]:
+        """Every unreviewed item, desks first, each once (a row beside its entry is one)."""
+        items = list(self.files.values())
+        named = {(item.slug, item.path.rsplit("/", 2)[-2]) for item in items}
+        for index, rows in self.rows.items():
+            drawer = index.rsplit("/", 2)[-2]
+            for origin in rows.values():
+                if (origin.slug, drawer) not in named:
+                    named.add((origin.slug, drawer))
+                    items.append(origin)
+        return sorted(items, key=lambda item: (item.kind != "desk", item.path, item.slug))
+
+
+NOTHING = Review()
+
+
+def unreviewed(root) -> Review:
+    """The unreviewed memory of the work tree `root`; an empty Review when git cannot
+    answer or there is no default branch to compare with."""
+    from ..git import git_dir_names
+
+    root = os.fspath(root)
+    dirs = git_dir_names(root)
+    if dirs is None:
+        return NOTHING
+    default = default_ref(dirs[1])
+    if default is None:
+        return NOTHING
+    head = ref_commit(dirs, "HEAD")
+    if head and head == ref_commit(dirs, default):
+        review = Review()
+        review.default = default
+        return review
+    try:
+        return _compare(root, dirs, default)
+    except OSError:  # no git to ask: nothing can be judged, as with no remote
+        return NOTHING
+
+
+def default_ref(common: str) -> str | None:
+    """The default branch as a ref (`refs/remotes/origin/NAME`), None when there is none."""
+    from ..git import read_small
+
+    text = read_small(os.path.join(common, "refs/remotes/origin/HEAD"))
+    if text.startswith("ref:") and text[4:].strip().startswith(ORIGIN):
+        return text[4:].strip()
+    for name in FALLBACK:
+        if _packed_or_loose(common, ORIGIN + name):
+            return ORIGIN + name
+    return None
+
+
+def ref_commit(dirs: tuple[str, str], ref: str) -> str:
+    """The commit `ref` (or HEAD) points to, read from the files git keeps; "" if unknown."""
+    from ..git import read_small
+
+    if ref == "HEAD":
+        text = read_small(os.path.join(dirs[0], "HEAD"))
+        if not text.startswith("ref:"):
+            return text
+        ref = text[4:].strip()
+    return _packed_or_loose(dirs[1], ref)
+
+
+def _packed_or_loose(common: str, ref: str) -> str:
+    from ..git import read_small
+
+    if ".." in ref or not ref.startswith("refs/"):
+        return ""
+    loose = read_small(os.path.join(common, ref))
+    if loose:
+        return loose
+    try:
+        with open(os.path.join(common, "packed-refs"), encoding="utf-8") as packed:
+            for line in packed:
+                commit, _, name = line.strip().partition(" ")
+                if name == ref:
+                    return commit
+    except (OSError, UnicodeDecodeError):
+        pass
+    return ""
+
+
+def _tree(root: str, ref: str, folders: list[str]):
+    from ..git import GitCall
+
+    return GitCall(root, "ls-tree", "-r", "-z", ref, "--", *folders)
+
+
+def _listing(call) -> dict[str, str]:
+    """{path: blob id} from `git ls-tree -r -z`; empty when git refused."""
+    code, out = call.result()
+    if code != 0:
+        return {}
+    found = {}
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        meta, tab, path = item.partition("\t")
+        parts = meta.split()
+        if tab and len(parts) == 3 and parts[1] == "blob":
+            found[path] = parts[2]
+    return found
+
+
+def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
+    from ..git import GitCall
+    from ..write.record import read_record, row_digest
+    from .stores import all_stores
+
+    folders = [folder for folder in all_stores(root) if folder]
+    head_call, default_call = _tree(root, "HEAD", folders), _tree(root, default, folders)
+    # What differs from HEAD in the work tree, as git sees it (line-end conversion and
+    # filters applied): an edit made here. Bytes alone would not do: a committed
+    # `.gitattributes` can make a checkout differ from its blob.
+    edited_call = GitCall(root, "diff", "--name-only", "-z", "HEAD", "--", *folders)
+    head, base = _listing(head_call), _listing(default_call)
+    code, out = edited_call.result()
+    edited = set(out.decode("utf-8", "surrogateescape").split("\0")) if code == 0 else set()
+    review = Review()
+    review.default = default[len(ORIGIN) :]
+    changed = {path: blob for path, blob in head.items() if base.get(path) != blob}
+    if not changed:
+        return review
+    record = read_record(root)
+    branch = branch_name(dirs)
+    catalogs = []
+    for path in sorted(changed):
+        full = os.path.join(root, path)
+        if not os.path.lexists(full):
+            continue  # removed here: nothing to read
+        if path.endswith("/INDEX.md"):
+            catalogs.append(path)
+            continue
+        if path in edited or not path.endswith(".md"):
+            continue  # this clone's edit, or no memory file a reader opens
+        data = _read(full)  # None: a link, a folder, too large; named, never read
+        if data is None or ("file", _digest(data), path) not in record:
+            drawer = path.rsplit("/", 2)[-2]
+            kind = "desk" if drawer == "working" else "entry"
+            review.files[path] = Origin(path.rsplit("/", 1)[-1][:-3], kind, path, branch)
+    if catalogs:
+        wanted = [base[path] for path in catalogs if path in base]
+        wanted += [head[path] for path in catalogs if path in edited]
+        texts = _blobs(root, wanted)
+        for path in catalogs:
+            data = _read(os.path.join(root, path))
+            if data is None:
+                continue  # find and verify report a catalog they cannot read
+            reviewed = set(table_lines(texts.get(base.get(path, ""), "")))
+            committed = set(table_lines(texts.get(head[path], ""))) if path in edited else None
+            rows = {}
+            for line in table_lines(data.decode("utf-8", "replace")):
+                if line in reviewed or ("row", row_digest(line), path) in record:
+                    continue
+                if committed is not None and line not in committed:
+                    continue  # a row edited here, after HEAD
+                rows[line] = Origin(row_slug(line), "row", path, branch)
+            if rows:
+                review.rows[path] = rows
+    _commits(root, dirs, review)
+    return review
+
+
+def table_lines(text: str) -> list[str]:
+    from ..write.record import table_lines
+
+    return table_lines(text)
+
+
+def row_slug(line: str) -> str:
+    """A row's name to show: its entry file's stem, else its first cell; each only when
+    slug-shaped (a row's text is someone else's until adopted)."""
+    from .catalog import split_cells
+    from .names import is_slug
+
+    cells = [cell.strip().strip("`") for cell in split_cells(line)]
+    for cell in reversed(cells):
+        if cell.endswith(".md") and is_slug(cell[:-3]):
+            return cell[:-3]
+    first = cells[0] if cells else ""
+    return first if first and is_slug(first) else NOT_SHOWN
+
+
+def _read(path: str) -> bytes | None:
+    """A memory file's bytes: a regular file of at most MAX_FILE bytes, never a link."""
+    try:
+        if os.path.islink(path) or not os.path.isfile(path) or os.path.getsize(path) > MAX_FILE:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read(MAX_FILE + 1)
+    except OSError:
+        return None
+
+
+def _digest(data: bytes) -> str:
+    from ..write.record import digest
+
+    return digest(data)
+
+
+def _blobs(root: str, ids: list[str]) -> dict[str, str]:
+    """{blob id: its text} from one `git cat-file --batch`."""
+    from ..git import GitCall
+
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return {}
+    code, out = GitCall(
+        root, "cat-file", "--batch", given="\n".join(wanted).encode() + b"\n"
+    ).result()
+    texts, at = {}, 0
+    while code == 0 and at < len(out):
+        end = out.find(b"\n", at)
+        header = out[at:end].split()
+        if len(header) != 3:
+            break
+        size = int(header[2])
+        texts[header[0].decode()] = out[end + 1 : end + 1 + size].decode("utf-8", "replace")
+        at = end + 1 + size + 1
+    return texts
+
+
+def branch_name(dirs: tuple[str, str]) -> str:
+    from ..git import read_small
+
+    text = read_small(os.path.join(dirs[0], "HEAD"))
+    if not text.startswith("ref:"):
+        return "(a detached HEAD)"
+    name = text[4:].strip()
+    name = name[len(HEADS) :] if name.startswith(HEADS) else name
+    return plain(name, PLAIN_NAME)
+
+
+def plain(text: str, shape) -> str:
+    """`text` when it is plain enough to show an agent, else NOT_SHOWN."""
+    if not shape.fullmatch(text):
+        return NOT_SHOWN
+    from ..rules.injection import scan
+
+    return NOT_SHOWN if scan("provenance", [text]) else text
+
+
+MAX_ASKED = 20  # commits looked up; past them an item is named without one
+
+
+def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
+    """Fill in each item's last commit and author (git log, one call per path). A desk
+    or entry whose last commit this clone made (its reflog says `commit`, in the git dir)
+    is this clone's own: a desk edited by hand and committed here reads as today. A
+    catalog is not judged so: a commit of ours may keep a row someone else wrote."""
+    from ..git import GitCall
+
+    paths = list(dict.fromkeys([*review.files, *review.rows]))[:MAX_ASKED]
+    calls = {
+        path: GitCall(root, "log", "-1", "--format=%H%x00%an", "HEAD", "--", path) for path in paths
+    }
+    ours = own_commits(dirs) if review.files else set()
+    for path, call in calls.items():
+        code, out = call.result()
+        commit, _, author = out.decode("utf-8", "replace").strip().partition("\0")
+        if code != 0 or not HEX.fullmatch(commit):
+            continue
+        if commit in ours and path in review.files:
+            del review.files[path]
+            continue
+        author = plain(author, PLAIN_AUTHOR)
+        for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
+            if origin is not None:
+                origin.commit, origin.author = commit[:7], author
+
+
+# Reflog messages of a commit made in this clone; a merge, pull, rebase or cherry-pick
+# writes other words, and the commits they bring are someone else's.
+OWN_COMMIT = ("commit:", "commit (initial):", "commit (amend):")
+REFLOG_BYTES = 1024 * 1024  # the newest part of a long reflog is enough
+
+
+def own_commits(dirs: tuple[str, str]) -> set[str]:
+    """The commits this work tree made itself, from HEAD's reflog and the branch's."""
+    from ..git import read_small
+
+    logs = [os.path.join(dirs[0], "logs", "HEAD")]
+    head = read_small(os.path.join(dirs[0], "HEAD"))
+    if head.startswith("ref: refs/heads/") and ".." not in head:
+        logs.append(os.path.join(dirs[1], "logs", head[5:].strip()))
+    found = set()
+    for log in logs:
+        try:
+            with open(log, "rb") as handle:
+                handle.seek(max(0, os.path.getsize(log) - REFLOG_BYTES))
+                text = handle.read(REFLOG_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            ids, tab, message = line.partition("\t")
+            parts = ids.split(" ", 2)
+            if tab and len(parts) == 3 and message.startswith(OWN_COMMIT):
+                found.add(parts[1])
+    return found
