@@ -45,11 +45,30 @@ def release_commits(template: Path = TEMPLATE) -> dict[str, str]:
     return releases
 
 
-def is_release(commit: str, releases: dict[str, str]) -> bool:
-    """A release tag, or at least 7 hex digits of a commit a release tag points to."""
-    if commit in releases:
-        return True
-    return bool(HEX.fullmatch(commit)) and any(c.startswith(commit) for c in releases.values())
+def is_release(commit: str, releases: dict[str, str], template: Path = TEMPLATE) -> bool:
+    """Whether `commit`, read as git reads it in Copier's checkout, is a released commit.
+
+    The text alone is not enough: git reads `abc1234` as a branch of that name before a
+    hash, and `refs/v1.0.0` before the tag `v1.0.0`, and Copier checks out the old
+    version by the same reading, from the same clone."""
+    if not commit or commit.startswith("-"):
+        return False
+    resolved = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(template),
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            f"{commit}^{{commit}}",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return bool(HEX.fullmatch(resolved)) and resolved in releases.values()
 
 
 def installed_release(copier_conf) -> str:
