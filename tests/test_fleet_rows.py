@@ -7,36 +7,23 @@ programs unless a test says so, as when an operator runs install then upgrade.
 
 from __future__ import annotations
 
-import json
 import shutil
 import stat
 from pathlib import Path
 
 import pytest
 
-from tests.fleet import clone_all, heads, make_origin, read_report, run_module, two_releases
+from tests.fleet import (
+    clone_all,
+    heads,
+    make_origin,
+    read_report,
+    run_module,
+    two_releases,
+    write_config,
+)
 
 REFUSE_PUSHES = "#!/bin/sh\necho 'protected branch: pushes refused' >&2\nexit 1\n"
-
-
-def write_config(root: Path, origins: dict[str, Path]) -> Path:
-    listing = root / "repos.json"
-    listing.write_text(json.dumps({k: str(v) for k, v in origins.items()}), encoding="utf-8")
-    config = root / "all-repos.json"
-    config.write_text(
-        json.dumps(
-            {
-                "output_dir": str(root / "clones"),
-                "source": "all_repos.source.json_file",
-                "source_settings": {"filename": str(listing)},
-                "push": "all_repos.push.merge_to_master",
-                "push_settings": {},
-            }
-        ),
-        encoding="utf-8",
-    )
-    config.chmod(0o600)
-    return config
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +37,7 @@ def nothing(_: Path) -> None:
 
 def fleet_of(root: Path, *names: str) -> tuple[dict[str, Path], Path]:
     origins = {name: make_origin(root, name, nothing) for name in names}
-    config = write_config(root, origins)
+    config = write_config(root, {name: str(origin) for name, origin in origins.items()})
     clone_all(config)
     return origins, config
 

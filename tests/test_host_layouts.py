@@ -232,7 +232,11 @@ def test_a_bad_answer_through_plain_copier_update_is_one_line(
     )
     assert done.returncode == 1
     assert_no_traceback(done)
-    said = [line for line in done.stderr.splitlines() if not line.startswith(COPIER_NOTES)]
+    said = [
+        line
+        for line in done.stderr.splitlines()
+        if line.strip() and not line.startswith(COPIER_NOTES)
+    ]
     assert len(said) == 1 and "near_cap is a percent" in said[0], done.stderr
     assert work_tree_bytes(host) == before
 

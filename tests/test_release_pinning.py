@@ -11,7 +11,6 @@ what they render never sees the token the fleet pushes with.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -19,7 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.fleet import clone_all, heads, make_origin, read_report, run_module, two_releases
+from tests.fleet import (
+    clone_all,
+    heads,
+    make_origin,
+    read_report,
+    run_module,
+    two_releases,
+    write_config,
+)
 from tests.helpers import ANSWERS, MEMORY, copy_template, git, init_repo, run_script
 
 TOKEN = "org-token-for-the-push-only"
@@ -165,22 +172,7 @@ def test_the_fleet_refuses_the_commit_and_renders_releases_without_the_token(
         "pinned": make_origin(tmp_path, "pinned", seeded(evil)),
         "plain": make_origin(tmp_path, "plain", seeded("v1.0.0")),
     }
-    config = tmp_path / "all-repos.json"
-    listing = tmp_path / "repos.json"
-    listing.write_text(json.dumps({k: str(v) for k, v in origins.items()}), encoding="utf-8")
-    config.write_text(
-        json.dumps(
-            {
-                "output_dir": str(tmp_path / "clones"),
-                "source": "all_repos.source.json_file",
-                "source_settings": {"filename": str(listing)},
-                "push": "all_repos.push.merge_to_master",
-                "push_settings": {},
-            }
-        ),
-        encoding="utf-8",
-    )
-    config.chmod(0o600)
+    config = write_config(tmp_path, {name: str(origin) for name, origin in origins.items()})
     clone_all(config)
     before = heads(origins)
     report = tmp_path / "report.jsonl"
