@@ -99,6 +99,8 @@ class Review:
 
 
 NOTHING = Review()
+# What the digest calls the default branch when this clone has none to compare with.
+UNKNOWN_DEFAULT = "none here: `git fetch origin` and `git remote set-head origin --auto` fetch it"
 
 
 def unreviewed(root) -> Review:
@@ -111,10 +113,10 @@ def unreviewed(root) -> Review:
     if dirs is None:
         return NOTHING
     default = default_ref(dirs[1])
-    if default is None:
-        return NOTHING
+    if default is None and not has_remote(dirs[1]):
+        return NOTHING  # a repository of its own: nothing came from anywhere else
     head = ref_commit(dirs, "HEAD")
-    if head and head == ref_commit(dirs, default):
+    if default is not None and head and head == ref_commit(dirs, default):
         review = Review()
         review.default = default
         return review
@@ -122,6 +124,15 @@ def unreviewed(root) -> Review:
         return _compare(root, dirs, default)
     except OSError:  # no git to ask: nothing can be judged, as with no remote
         return NOTHING
+
+
+def has_remote(common: str) -> bool:
+    """Whether this clone names a remote: then memory can have come from elsewhere."""
+    try:
+        with open(os.path.join(common, "config"), encoding="utf-8", errors="replace") as config:
+            return any(line.strip().startswith('[remote "') for line in config)
+    except OSError:
+        return False
 
 
 def default_ref(common: str) -> str | None:
@@ -194,16 +205,20 @@ def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
     from .stores import all_stores
 
     folders = [folder for folder in all_stores(root) if folder]
-    head_call, default_call = _tree(root, "HEAD", folders), _tree(root, default, folders)
+    head_call = _tree(root, "HEAD", folders)
+    # No default branch here (a shallow or single-branch clone): nothing counts as
+    # reviewed, and the digest says how to fetch one.
+    default_call = _tree(root, default, folders) if default else None
     # What differs from HEAD in the work tree, as git sees it (line-end conversion and
     # filters applied): an edit made here. Bytes alone would not do: a committed
     # `.gitattributes` can make a checkout differ from its blob.
     edited_call = GitCall(root, "diff", "--name-only", "-z", "HEAD", "--", *folders)
-    head, base = _listing(head_call), _listing(default_call)
+    head, base = _listing(head_call), _listing(default_call) if default_call else {}
     code, out = edited_call.result()
-    edited = set(out.decode("utf-8", "surrogateescape").split("\0")) if code == 0 else set()
+    listed = set(out.decode("utf-8", "surrogateescape").split("\0")) if code == 0 else set()
+    edited = _really_edited(root, listed - {""})
     review = Review()
-    review.default = default[len(ORIGIN) :]
+    review.default = default[len(ORIGIN) :] if default else UNKNOWN_DEFAULT
     changed = {path: blob for path, blob in head.items() if base.get(path) != blob}
     if not changed:
         return review
@@ -245,6 +260,38 @@ def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
                 review.rows[path] = rows
     _commits(root, dirs, review)
     return review
+
+
+def _really_edited(root: str, listed: set[str]) -> set[str]:
+    """The paths of `listed` whose bytes differ from HEAD's blob as checkout writes it.
+
+    `git diff` also lists a file a committed attribute rewrites on checkout (`ident`
+    expands `$Id$`): a branch could pass its memory off as an edit made here that way."""
+    from ..git import GitCall
+
+    if not listed:
+        return set()
+    paths = sorted(listed)
+    given = "".join(f"HEAD:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
+    code, out = GitCall(root, "cat-file", "--batch", "--filters", given=given).result()
+    checked_out, at = {}, 0
+    for path in paths:
+        if code != 0 or at >= len(out):
+            break
+        end = out.find(b"\n", at)
+        header = out[at:end].split()
+        if len(header) != 3:  # "missing": not in HEAD, so an edit of this clone's
+            at = end + 1
+            continue
+        size = int(header[2])
+        checked_out[path] = out[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+    edited = set()
+    for path in paths:
+        data = _read(os.path.join(root, path))
+        if path not in checked_out or data is None or data != checked_out[path]:
+            edited.add(path)
+    return edited
 
 
 def table_lines(text: str) -> list[str]:
