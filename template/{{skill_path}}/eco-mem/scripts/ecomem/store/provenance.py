@@ -272,20 +272,11 @@ def _really_edited(root: str, listed: set[str]) -> set[str]:
     if not listed:
         return set()
     paths = sorted(listed)
-    given = "".join(f"HEAD:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
-    code, out = GitCall(root, "cat-file", "--batch", "--filters", given=given).result()
-    checked_out, at = {}, 0
-    for path in paths:
-        if code != 0 or at >= len(out):
-            break
-        end = out.find(b"\n", at)
-        header = out[at:end].split()
-        if len(header) != 3:  # "missing": not in HEAD, so an edit of this clone's
-            at = end + 1
-            continue
-        size = int(header[2])
-        checked_out[path] = out[end + 1 : end + 1 + size]
-        at = end + 1 + size + 1
+    checked_out = {}
+    for path in paths:  # one git each: the files a clone edited since HEAD, seldom many
+        code, out = GitCall(root, "cat-file", "--filters", f"HEAD:{path}").result()
+        if code == 0:  # else not in HEAD: an edit of this clone's
+            checked_out[path] = out
     edited = set()
     for path in paths:
         data = _read(os.path.join(root, path))
