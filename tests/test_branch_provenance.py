@@ -316,3 +316,46 @@ def test_blocks_replaces_the_older_hook_that_ran_the_work_tree(victim: Path) -> 
     assert mem(victim, "blocks").returncode == 0
     (group,) = json.loads(settings.read_text())["hooks"]["SessionStart"]
     assert group["hooks"] == [{"type": "command", "command": new}]
+
+
+def test_an_ident_attribute_does_not_pass_branch_memory_off_as_local(
+    origin: Path, tmp_path: Path
+) -> None:
+    """`ident` rewrites `$Id$` on checkout, so git diff lists the desk in a fresh clone:
+    an edit is judged against HEAD's blob as checkout writes it (ninth review)."""
+    own = tmp_path / "own-origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin), str(own))
+    writer = fresh_clone(own, tmp_path / "writer", "main")
+    git(writer, "checkout", "-q", "-b", "ident-task")
+    with (writer / ".gitattributes").open("a") as attributes:
+        attributes.write(f"/{MEMORY}/** ident\n")
+    # A raw blob holding an unexpanded-looking `$Id: zz $`, which checkout rewrites.
+    raw = tmp_path / "desk.md"
+    raw.write_text(DESK_TEXT.replace("## Open", "$Id: zz $\n\n## Open"))
+    blob = git(writer, "hash-object", "-w", "--no-filters", str(raw)).strip()
+    git(writer, "add", ".gitattributes")
+    git(writer, "update-index", "--add", "--cacheinfo", f"100644,{blob},{DESK}")
+    git(writer, "commit", "-qm", "desk")
+    git(writer, "push", "-q", "origin", "ident-task")
+    reader = fresh_clone(own, tmp_path / "reader", "ident-task")
+    assert mem(reader, "track").returncode == 0
+    assert DESK in git(reader, "diff", "--name-only", "HEAD")  # what fooled the old check
+    out = mem(reader, "context").stdout
+    assert "desk `fix-login`" in out
+    for order in ORDERS:
+        assert order not in out, out
+
+
+def test_a_clone_with_no_default_branch_reads_no_branch_memory_as_reviewed(
+    origin: Path, tmp_path: Path
+) -> None:
+    """A shallow single-branch clone has no origin/HEAD, origin/main or origin/master:
+    nothing is known reviewed, so the branch's desk is named, not shown."""
+    url = f"file://{origin}"
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "-b", "contrib/fix-login", url, str(clone))
+    assert mem(clone, "track").returncode == 0
+    out = mem(clone, "context").stdout
+    assert "desk `fix-login`" in out and "git remote set-head origin --auto" in out
+    for order in ORDERS:
+        assert order not in out, out
