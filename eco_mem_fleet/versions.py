@@ -6,10 +6,8 @@ the fleet agrees with `copier update` about what "older" means.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import yaml
@@ -53,25 +51,6 @@ def is_older(installed: object, target: str) -> bool:
     if have is None or want is None:
         return str(installed) != target
     return have < want
-
-
-@functools.cache
-def newest_tag(src: str) -> str | None:
-    """The highest version tag of a template (URL or path), or None when it has none."""
-    listing = subprocess.run(
-        ["git", "ls-remote", "--tags", "--refs", "--", src],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if listing.returncode != 0:
-        return None
-    tags = [line.split("refs/tags/", 1)[1] for line in listing.stdout.splitlines() if "\t" in line]
-    versioned = [(parse_version(tag), tag) for tag in tags]
-    versioned = [
-        (version, tag) for version, tag in versioned if version and not version.is_prerelease
-    ]
-    return max(versioned)[1] if versioned else None
 
 
 def template_source(src: str) -> str:

@@ -1,7 +1,7 @@
 """`restore-indexes` renders only the template this clone trusts (review 3, item 2).
 
-Every Copier call of the rendered scripts goes through install/copier_run.py's
-`run_trusted`, which requires the recorded source: an answers file whose
+Every Copier call of the rendered scripts goes through install/copier_run.py, whose
+`released` requires the recorded source before it fetches the releases: an answers file whose
 `_src_path` a commit changed is refused in one line before Copier starts, so the
 other template's Jinja extension, task or migration never runs. copier.yml's
 after-migration names the template Copier is running, so a plain `copier update`
