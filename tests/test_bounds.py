@@ -226,7 +226,7 @@ def test_the_patterns_readers_run_are_linear_on_a_mebibyte_line(rendered: Path, 
     scripts = rendered / SKILL / "scripts"
     code = f"import sys\nsys.path.insert(0, sys.argv[1])\n{imports}\nN = 1 << 20\n{call}\n"
     done = subprocess.run(
-        [sys.executable, "-I", "-c", code + "print('done')", str(scripts)],
+        [sys.executable, "-I", "-B", "-c", code + "print('done')", str(scripts)],
         capture_output=True,
         text=True,
         timeout=HANG_GUARD,

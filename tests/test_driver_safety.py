@@ -381,13 +381,13 @@ def test_remove_driver_takes_out_the_section_and_every_copy(repo: Path) -> None:
         " from ecomem.install.attributes import remove_driver;"
         " print(remove_driver(Path(sys.argv[2])))"
     )
-    first = ok(subprocess.run([sys.executable, "-c", code, str(scripts), str(repo)], **QUIET))
+    first = ok(subprocess.run([sys.executable, "-B", "-c", code, str(scripts), str(repo)], **QUIET))
     assert first.stdout.strip() == "True"
     assert SECTION not in git(repo, "config", "--list")
     # Every copy, the launcher, the lock and upgrade's record of the trusted source go:
     # uninstall (its one caller) leaves nothing of eco-mem in the git dir.
     assert not (repo / ".git/eco-mem").exists()
-    again = ok(subprocess.run([sys.executable, "-c", code, str(scripts), str(repo)], **QUIET))
+    again = ok(subprocess.run([sys.executable, "-B", "-c", code, str(scripts), str(repo)], **QUIET))
     assert again.stdout.strip() == "False"
     # Git merges the catalogs as plain text again: it stops, as without eco-mem.
     merged = run_git(repo, "merge", "--no-edit", "theirs-side")

@@ -47,7 +47,7 @@ def killed_at(
     host: Path, event: str, suffix: str, *args: str, **options
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", KILLER, event, suffix, str(host / SCRIPT), *args],
+        [sys.executable, "-B", "-c", KILLER, event, suffix, str(host / SCRIPT), *args],
         cwd=host,
         capture_output=True,
         text=True,

@@ -392,7 +392,7 @@ def test_a_clean_store_compiles_no_provider_or_personal_data_pattern(rendered: P
     token = "gh" + "p_" + rand(ALNUM, 36)
     scripts = rendered / SKILL / "scripts"
     result = subprocess.run(
-        [sys.executable, "-c", COMPILE_PROBE, str(scripts), str(rendered), f"tok {token}"],
+        [sys.executable, "-B", "-c", COMPILE_PROBE, str(scripts), str(rendered), f"tok {token}"],
         capture_output=True,
         text=True,
         check=True,

@@ -143,7 +143,7 @@ def test_pairing_work_grows_with_facts_not_with_their_pairs(host: Path) -> None:
     """Every fact shares most words with every other (a hostile store): the statements and
     facts compared stay within BLOCK_CAP per fact, where all pairs would be millions."""
     done = subprocess.run(
-        [sys.executable, "-c", PAIRING, str(host / SKILL / "scripts")],
+        [sys.executable, "-B", "-c", PAIRING, str(host / SKILL / "scripts")],
         capture_output=True,
         text=True,
         check=True,

@@ -122,7 +122,7 @@ def judged_in_a_subprocess(ecomem, build: str) -> None:
         f"MIB = {MIB}\n{build}\nfor text in lines:\n    injection.scan('m.md', text)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120
+        [sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
 
