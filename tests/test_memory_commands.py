@@ -371,8 +371,9 @@ def test_find_reads_only_indexes_and_the_shown_entries_cites(host: Path, tmp_pat
         "runpy.run_path(sys.argv[0], run_name='__main__')\n"
     )
     script = str(host / SCRIPT)
+    find_words = ("find", "postgres", "deploy", "--all")
     result = subprocess.run(
-        [sys.executable, "-B", "-c", probe, str(log), script, "find", "postgres", "deploy", "--all"],
+        [sys.executable, "-B", "-c", probe, str(log), script, *find_words],
         cwd=host,
         capture_output=True,
         text=True,
