@@ -108,6 +108,10 @@ def collect(
     from ..store import stores
 
     findings: list[Finding] = git_home_findings(root)
+    if protocol.CLAUDE_CODE:
+        from ..rules.skill_link import skill_link_findings
+
+        findings += skill_link_findings(root)
     hidden = None
     known = stores.all_stores(root)
     refused = stores.refused_stores(root)
