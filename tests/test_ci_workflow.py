@@ -129,3 +129,36 @@ def test_every_character_a_folder_name_may_hold_stays_literal_in_the_filter(
     assert (host / odd / "semantic/INDEX.md").is_file()
     paths = load(host)["on"]["push"]["paths"]
     assert paths[0] == f"{odd}/**"
+
+
+def judge(condition: str, event: dict) -> bool:
+    """GitHub's reading of the job's `if`, for the one form it has: comparisons of a
+    context value with a quoted string or another context value, joined by `||`."""
+
+    def value(term: str):
+        term = term.strip()
+        if term.startswith("'"):
+            return term.strip("'")
+        found = event
+        for part in term.removeprefix("github.").split("."):
+            found = found[part]
+        return found
+
+    return any(
+        value(left) != value(right)
+        for left, right in (part.split("!=") for part in condition.split("||"))
+    )
+
+
+def test_a_pull_request_from_this_repository_is_checked_once_on_its_push(
+    default_host: Path,
+) -> None:
+    condition = load(default_host)["jobs"]["verify"]["if"]
+    here = {"repository": "org/app"}
+    own_branch = {"full_name": "org/app"}
+    fork = {"full_name": "someone/app"}
+    assert judge(condition, {**here, "event_name": "push"})
+    assert judge(condition, {**here, "event_name": "workflow_dispatch"})
+    pull = {**here, "event_name": "pull_request"}
+    assert not judge(condition, {**pull, "event": {"pull_request": {"head": {"repo": own_branch}}}})
+    assert judge(condition, {**pull, "event": {"pull_request": {"head": {"repo": fork}}}})
