@@ -193,6 +193,24 @@ def test_memory_on_the_default_branch_and_written_here_reads_as_today(
     assert "unreviewed" not in found
 
 
+def test_amending_the_branchs_commit_does_not_make_its_memory_ours(victim: Path) -> None:
+    """An amend is this clone's commit only when the commit it replaces was: amending the
+    contributor's tip (an agent's `git commit --amend`) keeps what that commit brought
+    someone else's, while amending a commit made here keeps it ours."""
+    git(victim, "commit", "-q", "--amend", "--no-edit", "--allow-empty")
+    out = mem(victim, "context").stdout
+    assert "desk `fix-login`" in out and "entry `login-setup`" in out
+    named_not_shown(out)
+    assert fact(victim, "Builds use make", body="Builds use make.").returncode == 0
+    git(victim, "add", "-A")
+    git(victim, "commit", "-qm", "own fact")
+    own = victim / MEMORY / "semantic/builds-use-make.md"
+    own.write_text(own.read_text().replace("Builds use make.", "Builds use GNU make."))
+    git(victim, "commit", "-q", "-a", "--amend", "--no-edit")
+    found = mem(victim, "find", "builds").stdout
+    assert "Builds use make" in found and "`builds-use-make`" not in found
+
+
 def test_the_hook_never_runs_the_work_tree_scripts(victim: Path) -> None:
     command = json.loads((victim / ".claude/settings.json").read_text())["hooks"]["SessionStart"][
         0

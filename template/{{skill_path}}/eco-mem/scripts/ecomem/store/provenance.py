@@ -397,8 +397,11 @@ def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
 
 
 # Reflog messages of a commit made in this clone; a merge, pull, rebase or cherry-pick
-# writes other words, and the commits they bring are someone else's.
-OWN_COMMIT = ("commit:", "commit (initial):", "commit (amend):")
+# writes other words, and the commits they bring are someone else's. An amend is ours
+# only when the commit it replaced was: amending a branch's tip would otherwise make
+# everything that commit brought read as written here.
+OWN_COMMIT = ("commit:", "commit (initial):")
+AMEND = "commit (amend):"
 REFLOG_BYTES = 1024 * 1024  # the newest part of a long reflog is enough
 
 
@@ -421,6 +424,8 @@ def own_commits(dirs: tuple[str, str]) -> set[str]:
         for line in text.splitlines():
             ids, tab, message = line.partition("\t")
             parts = ids.split(" ", 2)
-            if tab and len(parts) == 3 and message.startswith(OWN_COMMIT):
+            if not tab or len(parts) != 3:
+                continue
+            if message.startswith(OWN_COMMIT) or (message.startswith(AMEND) and parts[0] in found):
                 found.add(parts[1])
     return found
