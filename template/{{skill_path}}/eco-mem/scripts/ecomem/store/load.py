@@ -18,7 +18,7 @@ from ..paths import inside
 from . import INDEX
 from .catalog import Catalog, parse_catalog
 from .names import is_plain_file, is_slug_file, reads_as_order, shown
-from .place import OUT, refusal, refused
+from .place import NESTED, OUT, refusal, refused
 from .textfile import read_lines
 
 WORKING_IGNORE = ".gitignore"
@@ -142,6 +142,12 @@ def kind_of(item: os.DirEntry) -> str:
 
 def _linked(relpath: str, why: str, what: str) -> Finding:
     """A memory folder or drawer that is not read: a link takes it out of its place."""
+    if why == NESTED:
+        message = (
+            f"the {what} {why}, so nothing in it is read: this repository's memory lives in"
+            " its own history; `git rm` the submodule, then `eco_mem.py restore-indexes`"
+        )
+        return Finding(relpath, 0, "structure.nested-repository", ERROR, message)
     rule = "drift.path-escapes" if why == OUT else "structure.link"
     message = (
         f"the {what} {why}, so nothing in it is read; replace the link with a real"

@@ -9,6 +9,9 @@ refuse to land outside the repository or in `.git`; readers refuse the same plac
   inside the repository and under no `.git` folder. A link that stays inside is a
   layout some hosts choose (`docs/memory -> ../memory-store`) and is read;
 - a drawer only when it is a real folder in that memory folder, never a link;
+- neither when it, or a folder above it inside the repository, holds a `.git`: another
+  repository's checkout (a submodule a branch put there), whose files no review of this
+  repository passed. No commit can hold a `.git` of its own, so a team's memory never does;
 - an entry, a desk or a catalog never when it is a link (store/load.py, store/desks.py,
   find.py and textfile.read_unseen each check the file they open).
 
@@ -24,6 +27,7 @@ from ..safe_open import _in_git, _inside  # the writers' own tests of a resolved
 
 OUT = "leads out of the repository (or into .git) through a link"
 LINKED = "is a link"
+NESTED = "is another git repository's checkout (a submodule?)"
 
 
 def refusal(root, memory_dir: str, drawer: str | None = None) -> str | None:
@@ -36,10 +40,10 @@ def refusal(root, memory_dir: str, drawer: str | None = None) -> str | None:
     if not _inside(real_memory, real_root) or _in_git(real_memory, real_root):
         return OUT
     if drawer is None:
-        return None
+        return NESTED if _nested(root, memory_dir) else None
     folder = os.path.join(memory, drawer)
     if not os.path.islink(folder):  # then its real path is the real memory folder's child
-        return None
+        return NESTED if os.path.lexists(os.path.join(folder, ".git")) else None
     real = os.path.realpath(folder)
     return OUT if not _inside(real, real_root) or _in_git(real, real_root) else LINKED
 
@@ -54,3 +58,13 @@ def refused(root, memory_dir: str, drawer: str | None = None) -> str | None:
     if why:
         return f"{memory_dir}/{drawer}: the drawer {why}; not read, run verify"
     return None
+
+
+def _nested(root: str, folder: str) -> bool:
+    """Whether `folder` (repository-relative) or a folder above it inside `root` holds a
+    `.git`: a few lstat calls, one per level."""
+    parts = folder.split("/")
+    return any(
+        os.path.lexists(os.path.join(root, *parts[:depth], ".git"))
+        for depth in range(len(parts), 0, -1)
+    )
