@@ -67,7 +67,9 @@ def test_the_load_step_points_at_open_desks(host: Path) -> None:
     block = (host / "AGENTS.md").read_text()
     assert f"`{MEMORY}/working/`" in block and "desks" in block
     skill = (host / SKILL / "SKILL.md").read_text()
-    assert "open desks, then matching rows" in skill and len(skill.encode()) <= 4096
+    assert (
+        "open desks, `[always]` rows, then matching rows" in skill and len(skill.encode()) <= 4096
+    )
 
 
 def test_commit_all_with_a_desk_open_then_a_fresh_clone_verifies_clean(host: Path) -> None:

@@ -739,6 +739,7 @@ def test_the_documented_day_runs_as_written(host: Path) -> None:
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "| Staging Postgres listens on port 6543 |" in result.stdout
+    assert "| [always] User-facing messages go through gettext |" in result.stdout
     assert not poisoned.exists()
     assert git(host, "status", "--porcelain") == ""
     assert verify_findings(host, "--staged") == []

@@ -26,6 +26,8 @@ from pathlib import Path
 
 from .. import protocol
 from ..paths import escapes
+from ..store.always import CELL as MARKED_CELL
+from ..store.always import applies, mark_of, task_paths, unmarked
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.desks import desk_summary, read_desks
 from ..store.load import INDEX
@@ -36,6 +38,7 @@ from ..store.rows import cell
 from ..store.textfile import read_lines
 
 WORD = re.compile(r"\w+")
+EXTENSION = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,7}$")
 # Words that would match nearly every row and rank nothing.
 STOPWORDS = frozenset(
     [
@@ -121,16 +124,35 @@ def entry_text(path: Path, past_caps: list | None = None) -> str:
 
 
 def query_terms(words: list[str]) -> list[str]:
+    # A path's words search (`src/api/users.py`: src, api, users), its extension does not:
+    # `md` or `py` would match every row's file cell.
+    words = [
+        EXTENSION.sub("", word) if "/" in word or EXTENSION.search(word) else word for word in words
+    ]
     found = WORD.findall(" ".join(words).lower())
     useful = [word for word in found if word not in STOPWORDS]
     return list(dict.fromkeys(useful or found))
 
 
 class Match:
-    __slots__ = ("cells", "drawer", "gone", "line", "origin", "path", "rank", "store", "withheld")
+    __slots__ = (
+        "always",
+        "cells",
+        "drawer",
+        "gone",
+        "hit",
+        "line",
+        "origin",
+        "path",
+        "rank",
+        "store",
+        "withheld",
+    )
 
     def __init__(self, drawer: str, line: int, path: str, cells: dict, rank: tuple) -> None:
         self.drawer, self.line, self.path, self.cells, self.rank = drawer, line, path, cells, rank
+        self.always = None  # the path patterns of a row marked [always] ([] for every change)
+        self.hit = True  # whether the query's words found it (a marked row is kept anyway)
         self.gone: list[str] = []  # citations whose evidence is gone (check_evidence)
         self.withheld: list[str] = []  # cells not shown: they speak to the agent
         self.store = protocol.MEMORY_DIR  # the store whose catalog holds the row
@@ -159,6 +181,7 @@ class Match:
             "cells": self.cells,
             "evidence_gone": self.gone,
             "withheld": self.withheld,
+            "always": self.always,
         }
 
 
@@ -174,7 +197,9 @@ def withhold_orders(matches: list[Match]) -> None:
             match.path = WITHHELD
             match.withheld.append("path")
         for name, value in match.cells.items():
-            if value and scan(match.path, [value]):
+            # A marked cell is judged with its mark and without: `[always] ` must not
+            # carry an order past the rule as a lead-in it does not know.
+            if value and scan(match.path, [value, unmarked(value)]):
                 match.cells[name] = WITHHELD
                 match.withheld.append(name)
 
@@ -273,7 +298,9 @@ def search(
                     for term in terms
                     if term not in in_row and matches(term, entry, entry_stems)
                 ]
-            if not listing and not in_row and not in_entry:
+            mark = mark_of(cells.get(MARKED_CELL.get(drawer, ""), ""))
+            hit = listing or bool(in_row or in_entry)
+            if not hit and mark is None:
                 continue
             whole = set(WORD.findall(text))
             rank = (
@@ -284,6 +311,7 @@ def search(
                 row.line,
             )
             match = Match(drawer, row.line, path, cells, rank)
+            match.hit, match.always = hit, mark[0] if mark is not None else None
             match.origin = review.row(relpath, lines[row.line - 1]) or review.file(path)
             matches_found.append(match)
     return sorted(matches_found, key=lambda match: match.rank), problems, read
@@ -359,6 +387,13 @@ def add_arguments(parser) -> None:
         "--all-stores",
         action="store_true",
         help="also the package stores that do not enclose the working folder",
+    )
+    parser.add_argument(
+        "--path",
+        action="append",
+        metavar="PATH",
+        help="a file or folder the task touches (repeatable); rows marked [always: PATTERN]"
+        " for it are printed too. Path-like words of TEXT count as well",
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
 
@@ -452,18 +487,32 @@ def run(root: Path, args) -> int:
     # Open desks come first, every time: yesterday's task is the first thing to pick up.
     desks = [match for match in matches if match.drawer == "working"]
     desks.sort(key=lambda match: depth[match.store])
-    rows = [match for match in matches if match.drawer != "working"]
+    # Then what every change in the task's paths follows, whatever its words: rows marked
+    # [always] (store/always.py), closest store first.
+    touched = task_paths(args.text) + list(args.path or []) + ([here] if here else [])
+    always = [
+        match
+        for match in matches
+        if match.always is not None and match.drawer != "working" and applies(match.always, touched)
+    ]
+    always.sort(key=lambda match: (depth[match.store], match.rank[3:]))
+    taken = {id(match) for match in always}
+    rows = [
+        match
+        for match in matches
+        if match.drawer != "working" and match.hit and id(match) not in taken
+    ]
     # The best rows of all the stores read are kept; they are shown closest store first.
     rows.sort(key=lambda match: (match.rank[:3], depth[match.store], match.rank[3:]))
     kept = rows if args.all else rows[:MAX_ROWS]
     kept.sort(key=lambda match: (depth[match.store], match.rank))
     # At most the desk cap: a store holds no more desks, unless a commit planted them.
     listed = desks if args.all else desks[: protocol.CAPS["desks"]]
-    shown = listed + kept
+    shown = listed + always + kept
     for store in chain:
         stores.use(store)
         check_evidence(
-            root, [match for match in kept if match.store == store]
+            root, [match for match in always + kept if match.store == store]
         )  # desks cite nothing
     withhold_orders(shown)
     if args.json:
@@ -476,6 +525,8 @@ def run(root: Path, args) -> int:
             "paths": "repository-relative",
             "matches": len(rows),
             "desks": len(desks),
+            "always": len(always),
+            "paths_read": touched,
             "rows": [match.as_dict() for match in shown],
             "unreviewed": [match.origin.as_dict() for match in foreign],
         }

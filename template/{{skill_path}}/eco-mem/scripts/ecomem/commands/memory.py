@@ -30,6 +30,38 @@ def fact_options(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="default: today")
     parser.add_argument("--body", help="the fact in a sentence or two; '-' or absent: stdin")
     cite_option(parser, "")
+    always_option(parser)
+
+
+def always_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--always",
+        nargs="?",
+        const="",
+        metavar="PATHS",
+        help="every change follows it: the load step prints its row whatever the task's"
+        " words; with PATHS (comma-separated folders or globs: 'src/api/**,*.sql') only"
+        " for a task that touches them. Marks the row [always]",
+    )
+
+
+def always_mark(text: str, given: str | None) -> str:
+    """The row text with the mark --always asks for (store/always.py); unchanged without it."""
+    if given is None:
+        return text
+    from ..store.always import marked
+
+    patterns = [part.strip() for part in given.split(",") if part.strip()]
+    for pattern in patterns:
+        if (
+            pattern.startswith("/")
+            or ".." in pattern.split("/")
+            or any(char in pattern for char in "]|\n\r")
+        ):
+            raise UsageError(
+                f"--always {given!r}: each path is repository-relative, without '..', ']' or '|'"
+            )
+    return marked(text, patterns)
 
 
 def cite_option(parser: argparse.ArgumentParser, prefix: str) -> None:

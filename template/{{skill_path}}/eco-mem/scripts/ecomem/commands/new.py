@@ -20,7 +20,7 @@ from ..store.entries import catalog_problem, locate
 from ..store.load import Store
 from ..store.rows import add_row
 from ..write import gate
-from .memory import EXITS, cite_option, read_body
+from .memory import EXITS, always_mark, always_option, cite_option, read_body
 
 
 def one_line(option: str, value: str) -> str:
@@ -97,7 +97,7 @@ def semantic(args: Namespace, body: str, store: Store, today: date) -> gate.Chan
         "expires": one_line("--expires", args.expires),
     }
     cited = cite_values(getattr(args, "cite", None), f"{drawer.relpath}/{file}") or []
-    cells = [slug, title, fields["as_of"], fields["source"], file]
+    cells = [slug, always_mark(title, args.always), fields["as_of"], fields["source"], file]
     return _change(drawer, file, shapes.fact(title, fields, body, cited), cells)
 
 
@@ -168,7 +168,7 @@ def procedural(args: Namespace, store: Store, today: date) -> gate.Change:
     name = procedure_name(args.name)
     file = f"{slug_of(name)}.md"
     drawer = _room(store, "procedural", name, file, today)
-    use_when = one_line("--use-when", args.use_when)
+    use_when = always_mark(one_line("--use-when", args.use_when), args.always)
     if args.points_to:
         if args.cite:
             raise UsageError(POINTER_CITES)
@@ -262,6 +262,7 @@ def add_arguments(parser) -> None:
         help="checklist file inside the repository, or - for stdin",
     )
     cite_option(pro, "checklist only: ")
+    always_option(pro)
     desk = kind(
         "working",
         "a desk for a task that spans sessions",

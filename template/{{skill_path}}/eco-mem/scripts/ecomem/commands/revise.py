@@ -17,11 +17,11 @@ from ..store.entries import Hit, catalog_problem, pick
 from ..store.load import Store
 from ..store.rows import replace_row
 from ..write import gate
-from .memory import EXITS, cite_option, refuse_options
+from .memory import EXITS, always_mark, always_option, cite_option, refuse_options
 from .new import POINTER_CITES, cite_values, one_line, read_checklist, repo_path, slug_of
 
-SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body", "cite")
-PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body", "cite")
+SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body", "cite", "always")
+PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body", "cite", "always")
 ONLY_SEMANTIC = tuple(name for name in SEMANTIC_OPTIONS if name not in PROCEDURAL_OPTIONS)
 ONLY_PROCEDURAL = tuple(name for name in PROCEDURAL_OPTIONS if name not in SEMANTIC_OPTIONS)
 
@@ -71,11 +71,14 @@ def revise(args: Namespace, body: str | None, store: Store, today: date) -> gate
 
 
 def _revise_fact(hit: Hit, args: Namespace, body: str | None, today: date) -> gate.Change:
-    if all(getattr(args, name, None) is None for name in SEMANTIC_OPTIONS) and not getattr(
-        args, "no_cite", False
+    if (
+        all(getattr(args, name, None) is None for name in SEMANTIC_OPTIONS)
+        and not getattr(args, "no_cite", False)
+        and not getattr(args, "not_always", False)
     ):
         raise UsageError(
-            "nothing to revise: give --title, --scope, --expires, --source, --cite, --no-cite or --body"
+            "nothing to revise: give --title, --scope, --expires, --source, --cite, --no-cite,"
+            " --always, --not-always or --body"
         )
     if args.source == "user-confirmed":
         message = "only `confirm SLUG --by-user` makes a fact user-confirmed"
@@ -90,7 +93,27 @@ def _revise_fact(hit: Hit, args: Namespace, body: str | None, today: date) -> ga
         )
         raise _refuse(hit, "semantic.user-confirmed", message)
     cited = _cites(args, f"{hit.drawer.relpath}/{hit.file}")
-    return change_fact(hit, lines, args.title, _fields(args, today), body, cited)
+    change = change_fact(hit, lines, args.title, _fields(args, today), body, cited)
+    return _remark(change, hit, "one-liner", args)
+
+
+def _remark(change: gate.Change, hit: Hit, column: str, args: Namespace) -> gate.Change:
+    """Apply --always or --not-always to the row `change` writes: a title or a use-when
+    given alone keeps the row's mark."""
+    if args.always is None and not args.not_always:
+        return change
+    if args.always is not None and args.not_always:
+        raise UsageError("--always and --not-always together: give one")
+    from ..store.always import unmarked
+    from ..store.catalog import parse_catalog
+
+    row = next(row for row in parse_catalog(change.index_lines).rows if row.line == hit.row.line)
+    cells = list(row.cells)
+    at = hit.drawer.catalog.columns.index(column)
+    text = unmarked(cells[at])
+    cells[at] = text if args.not_always else always_mark(text, args.always)
+    change.index_lines = replace_row(change.index_lines, row, cells)
+    return change
 
 
 def _cites(args: Namespace, where: str) -> list[str] | None:
@@ -123,7 +146,8 @@ def change_fact(
     columns = hit.drawer.catalog.columns
     cells = list(hit.row.cells)
     if title is not None:
-        cells[columns.index("one-liner")] = title
+        at = columns.index("one-liner")
+        cells[at] = keep_mark(cells[at], title)
     for name in ("as_of", "source"):
         if name in fields:
             cells[columns.index(name)] = fields[name]
@@ -135,11 +159,14 @@ def change_fact(
 
 
 def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store) -> gate.Change:
-    if all(getattr(args, name, None) is None for name in PROCEDURAL_OPTIONS) and not getattr(
-        args, "no_cite", False
+    if (
+        all(getattr(args, name, None) is None for name in PROCEDURAL_OPTIONS)
+        and not getattr(args, "no_cite", False)
+        and not getattr(args, "not_always", False)
     ):
         raise UsageError(
-            "nothing to revise: give --use-when, --points-to, --checklist-file, --cite or --body"
+            "nothing to revise: give --use-when, --points-to, --checklist-file, --cite,"
+            " --always, --not-always or --body"
         )
     if args.checklist_file is not None:
         body = read_checklist(store.root, args.checklist_file)
@@ -147,7 +174,8 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
     cells = list(hit.row.cells)
     change = gate.Change("procedural")
     if args.use_when is not None:
-        cells[columns.index("use when")] = one_line("--use-when", args.use_when)
+        at = columns.index("use when")
+        cells[at] = keep_mark(cells[at], one_line("--use-when", args.use_when))
     if args.points_to is not None:
         cells[columns.index("points to")] = repo_path(
             store.root, one_line("--points-to", args.points_to)
@@ -178,7 +206,15 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
         change.files[hit.file] = shapes.with_cites(_entry_lines(hit), cited)
     change.index_lines = replace_row(hit.drawer.index_lines, hit.row, cells)
     change.rows.add(hit.row.line)
-    return change
+    return _remark(change, hit, "use when", args)
+
+
+def keep_mark(old: str, new: str) -> str:
+    """`new` text for a row cell, with the [always] mark `old` carried (store/always.py)."""
+    from ..store.always import mark_of, marked
+
+    mark = mark_of(old)
+    return marked(new, mark[0]) if mark is not None and mark_of(new) is None else new
 
 
 def confirm(args: Namespace, store: Store, today: date) -> gate.Change:
@@ -222,6 +258,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--body", help="new body; '-' reads stdin")
     cite_option(parser, "replaces all citations: ")
     parser.add_argument("--no-cite", action="store_true", help="drop every citation")
+    always_option(parser)
+    parser.add_argument("--not-always", action="store_true", help="drop the row's [always] mark")
 
 
 def run(root, args) -> int:

@@ -29,10 +29,10 @@ def agents_block(packages: bool = False) -> list[str]:
     return [
         "## Agent memory (eco-mem)",
         "",
-        f"Memory lives in `{memory}/` (working, semantic, episodic, procedural);"
-        f" the rules are in `{skill}/SKILL.md`, the only copy of the protocol.",
-        f"Load: `python3 {skill}/scripts/eco_mem.py find WORDS` prints open desks"
-        f" (`{memory}/working/`) and the catalog rows that match; a row usually answers, so"
+        f"Memory lives in `{memory}/` (working, semantic, episodic, procedural).",
+        f"Load: `python3 {skill}/scripts/eco_mem.py find WORDS PATHS` (the task's words, the"
+        f" files it touches) prints open desks (`{memory}/working/`), `[always]` rules every"
+        " change there follows, and matching catalog rows; a row usually answers, so"
         " open an entry only for what it lacks,"
         f" at most {protocol.CAPS['entries_per_task']}. Nothing printed: read the four"
         f" `{memory}/*/INDEX.md`; never browse or grep the drawers."

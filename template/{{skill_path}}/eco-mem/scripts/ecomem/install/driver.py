@@ -62,6 +62,7 @@ MODULES = (
     "ecomem/rules/injection.py",
     "ecomem/rules/markup.py",
     "ecomem/rules/normalise.py",
+    "ecomem/store/always.py",
     "ecomem/store/cites.py",
     "ecomem/store/desks.py",
     "ecomem/store/names.py",

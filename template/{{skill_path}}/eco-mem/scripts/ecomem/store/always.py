@@ -1,0 +1,136 @@
+"""Rows every change follows: a fact or procedure marked `[always]` in its catalog row.
+
+Most memory waits for a task to name it (`find WORDS`). A convention that every change
+must follow (messages go through gettext, money is stored in cents, each change adds a
+changelog fragment) is seldom named by a task's words, so the load step prints it
+unasked, the way harnesses load always-on rules. The mark lives in the row, where the
+load step already reads, at the start of its text cell (a fact's one-liner, a
+procedure's `use when`):
+
+    [always] User-facing messages go through gettext
+    [always: src/api/**, *.sql] Handlers return problem+json
+
+With paths, the row is printed only for a task that touches a matching path (a word of
+the query that looks like a path, `find --path`, or the working folder). A pattern's `*`
+spans folders, as in .gitignore's `**`; a bare folder matches everything under it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from ..lazy_re import lazy
+
+# The drawers whose rows may carry the mark, and the cell that holds it.
+CELL = {"semantic": "one-liner", "procedural": "use when"}
+MARK = lazy(r"\[always(?::[ \t]*([^\]\n]*))?\][ \t]*")
+# A query word that names a file or folder: it holds a slash, or ends in an extension.
+PATH_WORD = lazy(r"(?:[\w.-]+/)+[\w.*-]*|[\w-]+\.[A-Za-z][\w]{0,7}")
+
+
+def mark_of(text: str) -> tuple[list[str], str] | None:
+    """(its path patterns, [] for every change; the text after the mark), or None when
+    `text` carries no mark."""
+    if not text.startswith("[always"):
+        return None  # most rows: no pattern compiled to say so
+    found = MARK.match(text)
+    if found is None:
+        return None
+    patterns = [part.strip().strip("`") for part in (found.group(1) or "").split(",")]
+    return [part for part in patterns if part], text[found.end() :]
+
+
+def marked(text: str, patterns: list[str]) -> str:
+    """`text` with the mark in front (an older mark replaced)."""
+    plain = mark_of(text)
+    rest = plain[1] if plain is not None else text
+    mark = f"[always: {', '.join(patterns)}]" if patterns else "[always]"
+    return f"{mark} {rest}"
+
+
+def unmarked(text: str) -> str:
+    plain = mark_of(text)
+    return plain[1] if plain is not None else text
+
+
+def task_paths(words: list[str]) -> list[str]:
+    """The words of a query that name a file or folder, repository-relative."""
+    found = []
+    for word in " ".join(words).split():
+        word = word.strip("`'\",;:()[]")
+        if word.startswith("./"):
+            word = word[2:]
+        if PATH_WORD.fullmatch(word):
+            found.append(word)
+    return found
+
+
+def applies(patterns: list[str], paths: list[str]) -> bool:
+    """Whether a row with these path patterns applies to a task touching `paths`: always
+    when it has none."""
+    if not patterns:
+        return True
+    return any(_matches(pattern, path) for pattern in patterns for path in paths)
+
+
+def _matches(pattern: str, path: str) -> bool:
+    from fnmatch import fnmatchcase  # loads re: only for a row with path patterns
+
+    pattern = pattern[2:] if pattern.startswith("./") else pattern
+    path = posixpath.normpath(path)
+    folder = pattern.rstrip("/")
+    if not any(char in folder for char in "*?["):
+        # A folder or file named plainly: it, and everything under it.
+        return path == folder or path.startswith(folder + "/") or folder.startswith(path + "/")
+    if "/" not in pattern:  # `*.sql`: a file name anywhere, as .gitignore reads it
+        return fnmatchcase(posixpath.basename(path), pattern)
+    return fnmatchcase(path, pattern) or fnmatchcase(path + "/", pattern)
+
+
+class MarkedRow:
+    """One marked row as the session digest names it."""
+
+    __slots__ = ("catalog", "line", "text", "where")
+
+    def __init__(self, text: str, where: str, catalog: str, line: str) -> None:
+        self.text = text  # the row's text cell without its mark
+        self.where = where  # the entry to open, or what a pointer points to ("" if neither)
+        self.catalog = catalog  # the INDEX.md holding it, repository-relative
+        self.line = line  # the row as the catalog holds it (provenance judges rows by it)
+
+
+def marked_rows(root, memory_dir: str, paths: list[str]) -> list[MarkedRow]:
+    """Each marked row in the store `memory_dir` that applies to a task touching `paths`.
+    A catalog that a link takes out of its place, or that is no plain file, is skipped:
+    the readers' rule (store/place.py); verify reports it."""
+    import os
+
+    from .place import refused
+    from .textfile import read_lines
+
+    found = []
+    for drawer, column in CELL.items():
+        relpath = f"{memory_dir}/{drawer}/INDEX.md"
+        full = os.path.join(root, relpath)
+        if refused(root, memory_dir, drawer) or os.path.islink(full) or not os.path.isfile(full):
+            continue
+        lines, _ = read_lines(full, relpath)
+        if not lines or not any(line[:1] == "|" and "[always" in line for line in lines):
+            continue  # most catalogs: the session digest then loads no parser (nor re)
+        from .catalog import cell_path, parse_catalog
+        from .names import is_slug_file
+
+        catalog = parse_catalog(lines)
+        if column not in catalog.columns:
+            continue
+        at = catalog.columns.index(column)
+        for row in catalog.rows:
+            if len(row.cells) != len(catalog.columns):
+                continue
+            mark = mark_of(row.cells[at])
+            if mark is None or not applies(mark[0], paths):
+                continue
+            target = cell_path(row.cells[-1])
+            where = f"{memory_dir}/{drawer}/{target}" if is_slug_file(target) else ""
+            found.append(MarkedRow(mark[1], where, relpath, lines[row.line - 1]))
+    return found
