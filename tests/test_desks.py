@@ -53,7 +53,7 @@ def test_a_plain_desk_leaves_git_status_clean_from_open_to_end(host: Path) -> No
     assert status(host) == ""
     assert "| fix" not in (host / WORKING_INDEX).read_text()  # no row anywhere
     listed = mem(host, "find", "unrelated words")
-    assert listed.stdout.splitlines()[0] == f"{DESK} | port-auth | auth on v2"
+    assert listed.stdout.splitlines()[0] == f"{DESK} | auth on v2"
     with (host / DESK).open("a") as desk:
         desk.write("- read the old handler\n")
     assert status(host) == ""
@@ -112,7 +112,7 @@ def test_two_sessions_in_fresh_clones_carry_one_desk_and_it_never_reaches_main(
     assert "step 1 done" not in mem(second, "context").stdout
     assert mem(second, "adopt", "port-auth").returncode == 0
     listed = mem(second, "find")
-    assert listed.stdout.splitlines()[0] == f"{DESK} | port-auth | auth on v2"
+    assert listed.stdout.splitlines()[0] == f"{DESK} | auth on v2"
     assert "- step 1 done" in (second / DESK).read_text()
     assert verify_findings(second) == []
     ended = mem(second, "end-task", "port-auth")
@@ -319,5 +319,5 @@ def test_a_desk_goal_with_a_pipe_is_escaped_once_in_find_and_raw_in_json(host: P
     plain = mem(host, "find")
     as_json = mem(host, "find", "--json")
 
-    assert plain.stdout.splitlines()[0].endswith(" | pipes | make a \\| b work")
+    assert plain.stdout.splitlines()[0].endswith("pipes.md | make a \\| b work")
     assert '"goal": "make a | b work"' in as_json.stdout

@@ -162,6 +162,8 @@ class Match:
         """The row as one line; `shown` is its path as it reads from the working folder,
         `store` the store's name when more than one store is read."""
         values = [value for name, value in self.cells.items() if name != "file"]
+        if values and self.path.endswith(f"/{values[0]}.md"):
+            values = values[1:]  # a slug the path already ends in: the row reads without it
         flag = [f"EVIDENCE GONE, a hint until re-checked: {'; '.join(self.gone)}"]
         path = self.path if shown is None or self.path == WITHHELD else shown
         first = [f"[{store}]"] if store else []
