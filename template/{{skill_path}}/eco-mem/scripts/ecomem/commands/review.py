@@ -65,6 +65,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " its key words point at (writes nothing); lists every uncited fact",
     )
     parser.add_argument(
+        "--tidy",
+        action="store_true",
+        help="only list groups of facts that may be about one thing, each fact as its"
+        " path, title, scope and numbers: what to compare before asking the user to"
+        " merge or drop one (exit 0; writes nothing)",
+    )
+    parser.add_argument(
         "--default-branch",
         metavar="NAME",
         help="the branch a finished task merges into (default: origin/HEAD, else main or master)",
@@ -119,6 +126,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
         raise UsageError(
             f"no memory folder at {protocol.MEMORY_DIR}; pass --root or install eco-mem"
         )
+    if args.tidy:
+        return tidy(root, today, limits, args.json)
     items, counts, load_bytes = [], {}, 0
     for memory_dir in stores.all_stores(root):  # the root's store, then each package's
         stores.use(memory_dir)
@@ -156,3 +165,26 @@ def run(root: Path, args: argparse.Namespace) -> int:
     else:
         print(report.as_text(items, facts, args.suggest_cites))
     return 1 if items else 0
+
+
+def tidy(root: Path, today: date, limits: dict, as_json: bool) -> int:
+    """The candidate groups of every store (review/groups.py); nothing else is checked."""
+    from ..review import groups
+    from ..review.checks import Review
+    from ..store import stores
+    from ..store.load import load_store
+
+    found = []
+    for memory_dir in stores.all_stores(root):
+        stores.use(memory_dir)
+        if (root / memory_dir).is_dir():
+            store, _ = load_store(root)
+            found += groups.candidate_groups(Review(store, today, limits).facts)
+    stores.use(stores.ROOT)
+    if as_json:
+        import json
+
+        print(json.dumps({"version": 1, "groups": groups.as_dicts(found)}, indent=2))
+    else:
+        print(groups.as_text(found))
+    return 0
