@@ -34,8 +34,10 @@ class Group:
 # size in MB and in KB may state one limit twice, or two limits that disagree.
 KINDS = {
     "size": ("b", "byt", "kb", "kib", "mb", "mib", "gb", "gib", "tb"),
-    "time": ("ms", "millisecond", "s", "sec", "second", "minimum", "min", "minut")
-    + ("h", "hr", "hrs", "hour", "day", "week", "month"),
+    "time": (
+        *("ms", "millisecond", "s", "sec", "second", "minimum", "min", "minut"),
+        *("h", "hr", "hrs", "hour", "day", "week", "month"),
+    ),
     "share": ("%", "percent", "pct"),
     "money": ("eur", "euro", "usd", "dollar", "cent", "gbp"),
 }
