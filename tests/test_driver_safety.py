@@ -330,7 +330,8 @@ def test_a_section_without_a_command_is_never_left_behind(repo: Path, tmp_path: 
     # and `track` repairs it.
     git(repo, "reset", "-q", "--hard", "HEAD~1")
     git(repo, "config", "--unset", f"{SECTION}.driver")
-    assert "no catalog merge driver" in ok(mem(repo, "find", "alpha")).stderr
+    assert "no catalog merge driver" in mem(repo, "forget", "no-such-entry").stderr
+    assert "merge driver" not in ok(mem(repo, "find", "alpha")).stderr  # a reader is not told
     ok(mem(repo, "track"))
     assert run_git(repo, "merge", "--no-edit", "theirs-side").returncode == 0
 

@@ -329,13 +329,13 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
     git(fresh, "worktree", "add", "-q", str(tree), BRANCHES[0])
     assert (tree / ".git").is_file()
     # A memory command only says the driver is missing; `track` sets it.
-    assert "no catalog merge driver" in mem(tree, "find", "redis").stderr
+    assert "no catalog merge driver" in mem(tree, "forget", "no-such-entry").stderr
     first = mem(tree, "track")
     assert first.returncode == 0 and "driver set" in first.stdout
     assert "/eco-mem/merge-driver-" in git(fresh, "config", DRIVER_KEY)
     assert len(list((fresh / ".git/eco-mem").glob("merge-driver-*/driver.py"))) == 1
     config = (fresh / ".git/config").read_bytes()
-    again = mem(tree, "find", "redis")
+    again = mem(tree, "forget", "no-such-entry")
     assert "merge driver" not in again.stderr and (fresh / ".git/config").read_bytes() == config
 
 
@@ -363,7 +363,7 @@ def test_an_older_driver_command_is_replaced(fresh: Path) -> None:
     # Clones configured by an earlier eco-mem, whose driver ran the work tree's script,
     # get the command that runs the copy.
     git(fresh, "config", DRIVER_KEY, f"python3 {SCRIPT} merge-catalog %O %A %B %P")
-    assert "no catalog merge driver" in ok(mem(fresh, "find", "redis")).stderr
+    assert "no catalog merge driver" in mem(fresh, "forget", "no-such-entry").stderr
     assert "driver set" in ok(mem(fresh, "track")).stdout
     command = git(fresh, "config", DRIVER_KEY).strip()
     assert command.startswith(DRIVER_START) and command.endswith(DRIVER_END), command

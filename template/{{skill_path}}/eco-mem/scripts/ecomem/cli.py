@@ -153,7 +153,8 @@ def run(name: str, root: Path, args) -> int:
     def command() -> int:
         if name in MEMORY_COMMANDS:
             use_store(root, getattr(args, "store", None))
-            _merge_driver(root)
+            if name != "find":  # a reader merges nothing: the line would only cost it bytes
+                _merge_driver(root)
         return commands.load(name).run(root, args)
 
     return guarded(say, command)
