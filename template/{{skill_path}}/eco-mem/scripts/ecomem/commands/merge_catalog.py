@@ -1,7 +1,7 @@
 """`merge-catalog`: the three-way merge of a drawer INDEX.md, and git's merge driver.
 
 The .gitattributes block names the drawer catalogs; for each one git merges,
-the command in the clone's config (install/driver.py) tries git's text merge
+the command in the clone's config (gitsetup/driver.py) tries git's text merge
 and, when that conflicts, runs a copy of this module kept in the git dir:
 `drive`, with BASE OURS THEIRS [PATH] as given, no option parsing. The rules
 are in store/merge.py; docs/teamwork.md says how it is wired. Run by hand as

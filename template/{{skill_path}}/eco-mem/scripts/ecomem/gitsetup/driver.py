@@ -69,8 +69,8 @@ MODULES = (
     "ecomem/store/provenance.py",
     "ecomem/store/stores.py",
     "ecomem/write/__init__.py",
-    "ecomem/write/record.py",
-    "ecomem/write/state.py",
+    "ecomem/store/record.py",
+    "ecomem/git_home.py",
 )
 # The entry must parse on any Python 3: on one too old for the package it fails
 # importing it, and the driver then keeps git's own result.
@@ -286,8 +286,8 @@ def ensure_driver(root: Path) -> bool:
     config = dirs[1] / "config" if dirs else None
     if config is None or not config.is_file():
         return False
+    from ..git_home import safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import safe_home
 
     stamp, files = snapshot()
     command = driver_command(stamp)
@@ -381,8 +381,8 @@ def missing(root: Path) -> bool:
 def _safe_copy(root: Path, common: Path, stamp: str) -> Path | None:
     """The copy named `stamp` in `common/eco-mem`, when it is what the driver's command
     and the launcher accept: no link from the git dir down, not in the work tree."""
+    from ..git_home import safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import safe_home
 
     try:
         copy = safe_home(root, common) / f"{PREFIX}{stamp}"
@@ -398,8 +398,8 @@ def resolve_launcher(root: Path) -> Path | None:
     dirs = git_dirs(root)
     if dirs is None:
         return None
+    from ..git_home import safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import safe_home
 
     try:
         launcher = safe_home(root, dirs[1]) / RESOLVE  # never one a commit could hold
@@ -458,8 +458,8 @@ def remove_driver(root: Path) -> bool:
         )
         removed = True
     folder = dirs[1] / HOME
+    from ..git_home import safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import safe_home
 
     try:
         safe_home(root, dirs[1])
@@ -472,7 +472,7 @@ def remove_driver(root: Path) -> bool:
     if folder.is_dir():
         removed = removed or bool(_copies(folder))
         _prune(folder, None)
-        # The launcher, the writers' lock (write/state.py) and the template this clone
+        # The launcher, the writers' lock (git_home.py) and the template this clone
         # trusts (template_source.py): with the driver gone, eco-mem leaves the clone.
         for state in (RESOLVE, CONTEXT, "write.lock", "template-source", "written"):
             with contextlib.suppress(FileNotFoundError):
