@@ -277,7 +277,7 @@ def cut(lines: list[str], share: int, rest: str, relpath: str) -> str:
 
 def injection_lines(desk) -> list[str]:
     """Line numbers where verify's injection rule sees an order to the agent."""
-    from ..rules.injection import scan
+    from ..text.injection import scan
 
     return [str(finding.line) for finding in scan(desk.relpath, desk.lines)]
 

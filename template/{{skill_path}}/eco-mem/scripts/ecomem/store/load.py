@@ -15,11 +15,11 @@ from pathlib import Path
 from .. import protocol
 from ..findings import ERROR, WARNING, Finding
 from ..paths import inside
+from ..text.textfile import read_lines
 from . import INDEX
 from .catalog import Catalog, parse_catalog
 from .names import is_plain_file, is_slug_file, reads_as_order, shown
 from .place import OUT, refusal, refused
-from .textfile import read_lines
 
 WORKING_IGNORE = ".gitignore"
 # The lock file eco-mem kept in the working drawer before its state moved to the git
@@ -30,7 +30,7 @@ WORKING_LOCK = ".eco-mem.lock"
 OLD_JOURNAL = ".eco-mem.pending"
 # At the memory root: keeps ripgrep and other .ignore readers out of the drawers.
 ROOT_FILES = (".ignore",)
-# The rules of a file past the caps every reader keeps (store/textfile.py): it is not read.
+# The rules of a file past the caps every reader keeps (text/textfile.py): it is not read.
 OVER_CAPS = ("file.too-large", "file.line-too-long")
 
 

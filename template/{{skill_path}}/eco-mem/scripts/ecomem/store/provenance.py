@@ -362,7 +362,7 @@ def plain(text: str, shape) -> str:
     """`text` when it is plain enough to show an agent, else NOT_SHOWN."""
     if not shape.fullmatch(text):
         return NOT_SHOWN
-    from ..rules.injection import scan
+    from ..text.injection import scan
 
     return NOT_SHOWN if scan("provenance", [text]) else text
 
