@@ -372,18 +372,7 @@ def test_find_reads_only_indexes_and_the_shown_entries_cites(host: Path, tmp_pat
     )
     script = str(host / SCRIPT)
     result = subprocess.run(
-        [
-            sys.executable,
-            "-B",
-            "-c",
-            probe,
-            str(log),
-            script,
-            "find",
-            "postgres",
-            "deploy",
-            "--all",
-        ],
+        [sys.executable, "-B", "-c", probe, str(log), script, "find", "postgres", "deploy", "--all"],
         cwd=host,
         capture_output=True,
         text=True,
