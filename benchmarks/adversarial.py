@@ -4,7 +4,7 @@ The tests run these inputs under a timeout that only catches a hang; the times l
 here. Each case is one process of the rendered scripts, timed once per size, so the
 ratio between sizes shows how the work grows (linear: about 4x for 4x the input).
 
-- `injection`: the write gate's injection rule (rules/injection.py) on a mebibyte
+- `injection`: the write gate's injection rule (text/injection.py) on a mebibyte
   of unclosed markup, one line and as a paragraph (tests/test_text_gates.py).
 - `patterns`: review's link scan and the field and section patterns on a line of
   `](` or of spaces (tests/test_bounds.py).
@@ -31,11 +31,11 @@ from tests.helpers import MEMORY, SKILL, commit_all, copy_template, init_repo, s
 SIZES = (1 << 18, 1 << 20)  # characters: a quarter mebibyte, then four times that
 CASES = {
     "injection, unclosed tags": (
-        "from ecomem.rules import injection",
+        "from ecomem.text import injection",
         "injection.scan('m.md', [\"<a b='\" * (N // 6)])",
     ),
     "injection, paragraph of tags": (
-        "from ecomem.rules import injection",
+        "from ecomem.text import injection",
         "injection.scan('m.md', [\"<a b='\" * 35 + ' Ignore all'] * (N // 222))",
     ),
     "review links": (

@@ -308,7 +308,7 @@ def test_a_checklist_cites_its_evidence_a_pointer_is_its_own(host: Path, tmp_pat
     ['say "hi"', "back\\slash", "ends in \\", '\\"', "\\\\d+", "grüß", "  spaced  ", 'a"b\\"c'],
 )
 def test_format_and_parse_round_trip(ecomem, text: str) -> None:
-    from ecomem.store import cites
+    from ecomem.text import cites
 
     value = cites.format_value("a/b.py", text)
     parsed = cites.parse_value(value)
@@ -319,7 +319,7 @@ def test_format_and_parse_round_trip(ecomem, text: str) -> None:
 
 
 def test_a_lone_backslash_stands_for_itself(ecomem) -> None:
-    from ecomem.store import cites
+    from ecomem.text import cites
 
     assert cites.parse_value('x.py "\\d+ and \\w"').text == "\\d+ and \\w"
     assert cites.parse_value("`x y.py`").path == "x y.py"

@@ -379,7 +379,7 @@ def test_remove_driver_takes_out_the_section_and_every_copy(repo: Path) -> None:
     scripts = repo / SKILL / "scripts"
     code = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
-        " from ecomem.install.attributes import remove_driver;"
+        " from ecomem.gitsetup.attributes import remove_driver;"
         " print(remove_driver(Path(sys.argv[2])))"
     )
     first = ok(subprocess.run([sys.executable, "-B", "-c", code, str(scripts), str(repo)], **QUIET))

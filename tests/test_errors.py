@@ -14,7 +14,7 @@ import pytest
 from tests.helpers import MEMORY
 from tests.memory_helpers import SCRIPT, fact, mem, rows, snapshot
 
-PENDING = ".git/eco-mem/journal"  # the write journal, in the git dir (write/state.py)
+PENDING = ".git/eco-mem/journal"  # the write journal, in the git dir (git_home.py)
 
 
 def one_line_failure(result: subprocess.CompletedProcess, code: int, command: str) -> str:

@@ -645,7 +645,7 @@ def test_end_task_json_carries_the_desk(host: Path) -> None:
 
 def test_local_state_is_accepted_by_verify_and_never_committed(host: Path) -> None:
     assert fact(host, "Deploys need a tag").returncode == 0
-    # The writers' lock is in the git dir, where no commit reaches (write/state.py).
+    # The writers' lock is in the git dir, where no commit reaches (git_home.py).
     assert (host / ".git/eco-mem/write.lock").is_file()
     assert not (host / MEMORY / "working/.eco-mem.lock").exists()
 

@@ -1,6 +1,6 @@
 """Text is judged after normalisation, names are slugs (issue 27, items 5 to 7).
 
-Every shape here passed the write gate and verify before rules/normalise.py and the
+Every shape here passed the write gate and verify before text/normalise.py and the
 slug rule for file names; each test runs the rendered commands in a real git repo.
 Credential-shaped samples are built from parts at run time (tests/secret_parts.py), so
 no literal secret sits in this file.
@@ -43,9 +43,9 @@ def fullwidth(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def normalise(ecomem):
-    import ecomem.rules.normalise
+    import ecomem.text.normalise
 
-    return ecomem.rules.normalise
+    return ecomem.text.normalise
 
 
 # -- the normalisation itself -----------------------------------------------------
@@ -143,7 +143,7 @@ def test_an_order_in_any_spelling_is_refused_by_the_gate_and_reported_by_verify(
 
 
 def test_naming_the_new_markers_is_not_a_finding(ecomem) -> None:
-    from ecomem.rules import injection
+    from ecomem.text import injection
 
     for text in (
         "Strip tags such as <tool_call> and <function_calls> from pasted logs.",

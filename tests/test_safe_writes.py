@@ -27,7 +27,7 @@ from tests.helpers import (
 )
 from tests.memory_helpers import SCRIPT, fact, mem, rows, snapshot
 
-LOCK = ".git/eco-mem/write.lock"  # the writers' lock, in the git dir (write/state.py)
+LOCK = ".git/eco-mem/write.lock"  # the writers' lock, in the git dir (git_home.py)
 OLD_LOCK = f"{MEMORY}/working/.eco-mem.lock"  # where it was before: memory data now
 SEMANTIC = f"{MEMORY}/semantic"
 NEW_FACT = (

@@ -17,9 +17,9 @@ def transcripts(ecomem):
 
 @pytest.fixture(scope="module")
 def injection(ecomem):
-    import ecomem.rules.injection
+    import ecomem.text.injection
 
-    return ecomem.rules.injection
+    return ecomem.text.injection
 
 
 def lines_of(text: str) -> list[str]:
@@ -280,7 +280,7 @@ def test_any_text_gives_well_formed_findings(transcripts, injection, lines):
 
 # Orders that only the paragraph copy spells: the lines join, or dashes read as spaces, to
 # meet a hint holding a space ("all ", " :"). The rule skips that copy when the text's own
-# hints, read with every such hint as present, find nothing (rules/injection.py).
+# hints, read with every such hint as present, find nothing (text/injection.py).
 @pytest.mark.parametrize(
     "text",
     [
@@ -309,11 +309,13 @@ RENDERED_LINES = st.lists(
 @settings(max_examples=300)
 @given(lines=RENDERED_LINES)
 def test_the_paragraph_copy_is_skipped_only_where_it_finds_nothing(injection, lines):
-    from ecomem.rules.normalise import judged_lines
+    from ecomem.text.injection_phrases import LOOSE_PHRASES, LOOSE_TAG_HINTS, hinted
+    from ecomem.text.markdown import copy_may_hint
+    from ecomem.text.normalise import judged_lines
 
     joined, _ = judged_lines(lines)
-    loose = injection._hinted(joined.lower(), injection._LOOSE_PHRASES, injection._LOOSE_TAG_HINTS)
-    if not injection._copy_may_hint(joined, loose):
+    loose = hinted(joined.lower(), LOOSE_PHRASES, LOOSE_TAG_HINTS)
+    if not copy_may_hint(joined, loose):
         assert injection._paragraph_findings("\n".join(lines), joined) == []
 
 
@@ -322,11 +324,14 @@ def test_the_paragraph_copy_is_skipped_only_where_it_finds_nothing(injection, li
 @example(lines=["x <", "> |im_start|>"])  # a quote's marks join its lines
 def test_the_text_rendered_whole_hints_at_whatever_its_paragraphs_spell(injection, lines):
     """The paragraph copy is made only when the text rendered whole holds a hint
-    (_rendered_whole): so the copy must hold none that it lacks."""
+    (text/markdown.py's rendered_whole): so the copy must hold none that it lacks."""
+    from ecomem.text.injection_phrases import hinted
+    from ecomem.text.markdown import paragraph_copy, rendered_whole
+
     given = "\n".join(lines)
-    copy, _ = injection._paragraph_copy(given)
-    whole = injection._hinted(injection._rendered_whole(given))
+    copy, _ = paragraph_copy(given)
+    whole = hinted(rendered_whole(given))
     for read in (copy, copy.replace("`", "")):
-        turns, _, phrases = injection._hinted(read)
+        turns, _, phrases = hinted(read)
         assert not turns or whole[0]
         assert set(phrases) <= set(whole[2])

@@ -291,7 +291,7 @@ def test_an_up_to_date_upgrade_loads_none_of_the_upgrade_machinery(host: Path) -
     loaded = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()}
     assert "ecomem.commands.upgrade" in loaded
     assert (
-        not {"ecomem.install.upgrade", "ecomem.install.copier_setup", "ecomem.install.driver"}
+        not {"ecomem.install.upgrade", "ecomem.install.copier_setup", "ecomem.gitsetup.driver"}
         & loaded
     )
 

@@ -141,9 +141,9 @@ def test_a_cut_line_is_found_from_its_end(secret_shapes):
 
 @pytest.fixture(scope="module")
 def normalise(ecomem):
-    import ecomem.rules.normalise
+    import ecomem.text.normalise
 
-    return ecomem.rules.normalise
+    return ecomem.text.normalise
 
 
 DOCUMENT = st.lists(

@@ -81,7 +81,7 @@ def resolve_from_the_git_dir(args):
 def _reachable_by_a_commit(top, common):
     """Why `common/eco-mem` may hold what a commit put there, or "" when it cannot.
 
-    write/state.py's safe_home, in this file's words: the shim imports nothing of the
+    git_home.py's safe_home, in this file's words: the shim imports nothing of the
     work tree before the handover. The common git dir must lie outside the work tree
     or in its own `.git` folder (not a link), and `eco-mem` in it be a folder, not a
     link: a committed `.claude/skills -> ../.git` once rendered `.git/eco-mem` as a

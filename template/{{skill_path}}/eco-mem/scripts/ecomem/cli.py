@@ -175,7 +175,7 @@ def _merge_driver(root: Path) -> None:
     command runs whatever tree it finds (a branch's among them), and a driver copy it
     wrote would carry that tree's code into every later merge: only `track` (run by
     the install and `upgrade`) writes the copy, on purpose."""
-    from .install.driver import missing
+    from .gitsetup.driver import missing
 
     try:
         if missing(root):

@@ -3,7 +3,7 @@
 `context` and `find` only name what the checked-out branch adds under a memory folder
 that the default branch lacks and this clone did not write (store/provenance.py). This
 command shows that text as quoted data, each line behind `> ` under a line giving its
-branch, commit and author, then notes its hash in the git dir (write/record.py): from
+branch, commit and author, then notes its hash in the git dir (store/record.py): from
 then on it reads as memory written here. An agent runs it with the user's OK; the
 text stays someone else's until then.
 """
@@ -50,7 +50,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
         names = ", ".join(sorted({item.slug for item in review.every()})) or "none"
         print(f"no unreviewed memory named {args.slug} (unreviewed: {names})", file=sys.stderr)
         return 1
-    from ..write.record import digest, note, row_digest
+    from ..store.record import digest, note, row_digest
 
     adopted, notes = [], []
     for origin, line in items:

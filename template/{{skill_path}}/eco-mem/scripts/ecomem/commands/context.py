@@ -196,9 +196,9 @@ def always_block(root: str, review) -> str:
     """The rows marked [always] (store/always.py) of the stores around the working folder
     that apply there: conventions every change follows, which no task's words may name.
     Text, never orders: a row that reads as one is named withheld, as find does."""
-    from ..rules.injection import scan
     from ..store import stores
     from ..store.always import marked_rows
+    from ..text.injection import scan
 
     here = stores.working_folder(root)
     around = stores.enclosing(stores.all_stores(root), here)
@@ -312,7 +312,7 @@ def cut(lines: list[str], share: int, rest: str, relpath: str) -> str:
 
 def injection_lines(desk) -> list[str]:
     """Line numbers where verify's injection rule sees an order to the agent."""
-    from ..rules.injection import scan
+    from ..text.injection import scan
 
     return [str(finding.line) for finding in scan(desk.relpath, desk.lines)]
 

@@ -35,7 +35,7 @@ from ..store.names import WITHHELD as WITHHELD_NAME
 from ..store.names import is_slug_file
 from ..store.place import refused
 from ..store.rows import cell
-from ..store.textfile import read_lines
+from ..text.textfile import read_lines
 
 WORD = re.compile(r"\w+")
 EXTENSION = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,7}$")
@@ -112,12 +112,12 @@ def matches(term: str, text: str, text_stems: set[str]) -> bool:
 
 def entry_text(path: Path, past_caps: list | None = None) -> str:
     """What an entry says, lowercased, or "" when it is not a plain file to read or is
-    past the caps (`past_caps` then gets why: store/textfile.py).
+    past the caps (`past_caps` then gets why: text/textfile.py).
 
     read_unseen opens only a regular file (never a symlink or FIFO) and leaves its access
     time as it was: the experiment kit's witness of what an agent read.
     """
-    from ..store.textfile import read_unseen
+    from ..text.textfile import read_unseen
 
     lines = read_unseen(path, past_caps)
     return "\n".join(lines[:ENTRY_LINES]).lower() if lines else ""
@@ -192,7 +192,7 @@ WITHHELD = "[withheld: verify flags this cell as text addressed to the agent]"
 
 def withhold_orders(matches: list[Match]) -> None:
     """Replace every shown cell that the injection rule flags, and name it as withheld."""
-    from ..rules.injection import scan
+    from ..text.injection import scan
 
     for match in matches:
         if scan(match.path, [match.path]):  # a pointer row's path is its points-to cell
@@ -213,9 +213,9 @@ def check_evidence(root: Path, matches: list[Match]) -> None:
     entry text reaches the output, and the read leaves no access time (read_unseen).
     """
     from ..rules.cites import CITING_DRAWERS, Evidence
-    from ..rules.injection import scan
-    from ..store.cites import read_cites
-    from ..store.textfile import read_unseen
+    from ..text.cites import read_cites
+    from ..text.injection import scan
+    from ..text.textfile import read_unseen
 
     evidence = Evidence(root)
     for match in matches:
@@ -431,7 +431,7 @@ def scoped_to(root: Path, path: str, folder: str) -> bool:
     """Whether the fact at `path` is scoped to `folder` or a folder enclosing it. Its
     `scope` field is read without moving the access time (read_unseen)."""
     from ..store.fields import read_fields
-    from ..store.textfile import read_unseen
+    from ..text.textfile import read_unseen
 
     if (
         not path.startswith(protocol.ROOT_MEMORY_DIR + "/")

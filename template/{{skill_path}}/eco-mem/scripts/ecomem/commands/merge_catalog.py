@@ -1,7 +1,7 @@
 """`merge-catalog`: the three-way merge of a drawer INDEX.md, and git's merge driver.
 
 The .gitattributes block names the drawer catalogs; for each one git merges,
-the command in the clone's config (install/driver.py) tries git's text merge
+the command in the clone's config (gitsetup/driver.py) tries git's text merge
 and, when that conflicts, runs a copy of this module kept in the git dir:
 `drive`, with BASE OURS THEIRS [PATH] as given, no option parsing. The rules
 are in store/merge.py; docs/teamwork.md says how it is wired. Run by hand as
@@ -20,7 +20,7 @@ import sys
 from .. import safe_open
 from ..errors import UsageError
 from ..store.merge import ROW_MERGE_SUFFIX, TEXT_MERGE_SUFFIX, merge_file_text, merge_lines
-from ..store.textfile import MAX_BYTES, over_bounds
+from ..text.textfile import MAX_BYTES, over_bounds
 
 HELP = "merge three versions of a drawer INDEX.md row by row (git's merge driver)"
 DESCRIPTION = """\
@@ -83,7 +83,7 @@ def encode(lines: list[str], newline: str) -> bytes:
 
 
 def over_caps(versions) -> str | None:
-    """Why one of the versions is past the memory file caps (store/textfile.py), or None.
+    """Why one of the versions is past the memory file caps (text/textfile.py), or None.
     Such a catalog is not read row by row: git's text merge and a human decide it."""
     for label, data in zip(("base", "ours", "theirs"), versions):
         why = over_bounds(data)

@@ -14,11 +14,12 @@ from pathlib import Path
 from .. import paths, protocol
 from ..errors import Refused, UsageError
 from ..findings import ERROR, Finding
-from ..store import cites, shapes
+from ..store import shapes
 from ..store.dates import parse_iso
 from ..store.entries import catalog_problem, locate
 from ..store.load import Store
 from ..store.rows import add_row
+from ..text import cites
 from ..write import gate
 from .memory import EXITS, always_mark, always_option, cite_option, read_body
 
@@ -32,7 +33,7 @@ def one_line(option: str, value: str) -> str:
 
 def cite_values(given: list[str] | None, where: str) -> list[str] | None:
     """The --cite options as the entry's cites lines will hold them; None when none given.
-    The syntax is the field's (store/cites.py); whether the evidence holds is the gate's."""
+    The syntax is the field's (text/cites.py); whether the evidence holds is the gate's."""
     if not given:
         return None
     values = []

@@ -9,7 +9,7 @@ human keeps its conflict, with markers around the disputed rows only.
 
 When a merge stops, the work tree holds what the incoming commits put there, the
 skill's scripts among them. So `resolve` runs from the copy git's merge driver runs
-(install/driver.py: `<common git dir>/eco-mem/resolve.py`), never from the work tree:
+(gitsetup/driver.py: `<common git dir>/eco-mem/resolve.py`), never from the work tree:
 eco_mem.py hands `resolve` over to that copy before it imports this package, and a
 clone without the copy gets one line saying to run `track`, not the tree's merge code.
 """
@@ -93,7 +93,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
     top = top_level(root)
     if _running_the_copy():
         return resolve(top)
-    from ..install.driver import resolve_launcher
+    from ..gitsetup.driver import resolve_launcher
 
     launcher = resolve_launcher(top)
     if launcher is None:
@@ -108,7 +108,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
 
 
 def _running_the_copy() -> bool:
-    """Whether this module is the git dir's copy (see install/driver.py), not the tree's."""
+    """Whether this module is the git dir's copy (see gitsetup/driver.py), not the tree's."""
     here = Path(__file__).resolve().parents[2]  # the folder that holds `ecomem`
     return here.name.startswith("merge-driver-") and here.parent.name == "eco-mem"
 

@@ -11,11 +11,12 @@ from datetime import date
 
 from ..errors import Refused, UsageError
 from ..findings import ERROR, Finding
-from ..store import cites, shapes
+from ..store import shapes
 from ..store.catalog import NO_FILE
 from ..store.entries import Hit, catalog_problem, pick
 from ..store.load import Store
 from ..store.rows import replace_row
+from ..text import cites
 from ..write import gate
 from .memory import EXITS, always_mark, always_option, cite_option, refuse_options
 from .new import POINTER_CITES, cite_values, one_line, read_checklist, repo_path, slug_of

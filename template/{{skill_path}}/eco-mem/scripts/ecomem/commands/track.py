@@ -28,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    from ..install import attributes, track
-    from ..install.markers import BlockError
+    from ..gitsetup import attributes, track
+    from ..gitsetup.markers import BlockError
 
     try:
         # .gitattributes first: track keeps it out of the host's ignore rules too.

@@ -9,7 +9,7 @@ from .. import protocol
 from ..errors import UsageError
 from ..experiment import is_experiment_clone
 from ..findings import ERROR, WARNING, Finding
-from ..install import track as tracking
+from ..gitsetup import track as tracking
 from ..rules import registry
 from ..rules.git_state import git_home_findings, start_git_checks
 from ..store.dates import date, parse_iso

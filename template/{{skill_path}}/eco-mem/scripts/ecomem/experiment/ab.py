@@ -154,8 +154,8 @@ def skill_files(clone: Path) -> list[str]:
 
 def always_loaded_eco_mem(clone: Path) -> dict:
     """Bytes a harness hands every session: the AGENTS.md block, the skill's front matter."""
+    from ..gitsetup.markers import locate_block
     from ..install.blocks import MARKDOWN_MARKERS
-    from ..install.markers import locate_block
 
     loaded = {}
     agents = clone / "AGENTS.md"

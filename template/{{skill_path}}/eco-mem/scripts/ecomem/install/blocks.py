@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 
 from .. import protocol
+from ..gitsetup.markers import BlockError, remove_block, upsert_block
+from ..gitsetup.track import CLAUDE_LINK
 from ..safe_open import UnsafeTarget, remove, target, write_text
-from .markers import BlockError, remove_block, upsert_block
-from .track import CLAUDE_LINK
 
 MARKDOWN_MARKERS = ("<!-- eco-mem:begin -->", "<!-- eco-mem:end -->")
 

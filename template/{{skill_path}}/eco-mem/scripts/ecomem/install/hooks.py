@@ -28,7 +28,7 @@ EVENT = "SessionStart"
 MATCHER = "startup|resume|clear|compact"
 BOM = "\ufeff"
 MAX_BYTES = 1024 * 1024
-HOME = "eco-mem"  # the folder in the common git dir holding the digest's copy (driver.py)
+HOME = "eco-mem"  # the folder in the common git dir holding the digest's copy (gitsetup/driver.py)
 LAUNCHER = "context.py"  # driver.CONTEXT, written there by `track`
 
 
@@ -41,7 +41,7 @@ def hook_command(skill_dir: str = protocol.SKILL_DIR) -> str:
 
     The checked-out branch may be anyone's (a pull request under review, a cloud agent's
     clone), and its scripts are its author's code. So, as git's merge driver does
-    (driver.py), the hook runs the copy `track` keeps in `<common git dir>/eco-mem/`,
+    (gitsetup/driver.py), the hook runs the copy `track` keeps in `<common git dir>/eco-mem/`,
     where no commit reaches, and checks in shell builtins first that neither that folder
     nor its `context.py` is a link and that its real path lies outside the work tree or
     under its real `.git`. No copy yet (a fresh clone before `track`): one line saying to

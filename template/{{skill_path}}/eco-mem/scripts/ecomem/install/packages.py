@@ -14,11 +14,11 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
+from ..gitsetup.markers import BlockError, upsert_block
 from ..path_rule import is_git_dir
 from ..safe_open import make_folders, replace, write_text
 from ..store import INDEX, contracts, stores
 from .blocks import MARKDOWN_MARKERS, _one_file, _read, claude_imports_agents
-from .markers import BlockError, upsert_block
 
 SEARCH_IGNORE = ".ignore"
 WORKING_IGNORE = ".gitignore"

@@ -134,7 +134,7 @@ def _record_path(root: Path) -> Path | None:
 
 def recorded(root: Path) -> str | None:
     """The source this clone was told to trust, or None when nobody told it yet."""
-    from ..write.state import safe_home
+    from ..git_home import safe_home
 
     path = _record_path(root)
     try:
@@ -150,7 +150,7 @@ def recorded(root: Path) -> str | None:
 
 def remember(root: Path, source: str) -> bool:
     """Record `source` (as git will find it) for this clone; False outside a git repository."""
-    from ..write.state import safe_home
+    from ..git_home import safe_home
 
     refuse_option("template source", source)
     path = _record_path(root)

@@ -22,11 +22,12 @@ from pathlib import Path
 from .. import protocol, safe_open
 from ..errors import UsageError
 from ..git import git, git_dirs, run_git
+from ..gitsetup import attributes, driver, track
+from ..gitsetup.markers import BlockError, remove_block, upsert_block
 from ..paths import inside
 from ..store.load import WORKING_LOCK
-from . import attributes, driver, hooks, track
+from . import hooks
 from .blocks import MARKDOWN_MARKERS
-from .markers import BlockError, remove_block, upsert_block
 
 
 class Change(namedtuple("Change", "step action path note apply")):

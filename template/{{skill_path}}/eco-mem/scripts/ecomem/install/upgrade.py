@@ -226,7 +226,7 @@ def ignored_install(root: Path) -> str:
     Copier computes what the team changed from git. A file git ignores looks
     deleted to it, and the update then deletes it for real.
     """
-    from . import track as tracking
+    from ..gitsetup import track as tracking
 
     try:
         hidden = tracking.ask_git(root, tracking.paths_to_keep(root))

@@ -13,10 +13,10 @@ from shlex import quote
 
 from .. import protocol
 from ..store.catalog import NO_FILE, cell_path
-from ..store.cites import read_cites
 from ..store.dates import parse_iso
 from ..store.fields import read_fields
 from ..store.load import INDEX, Store
+from ..text.cites import read_cites
 from . import pairs, text
 
 KINDS = (

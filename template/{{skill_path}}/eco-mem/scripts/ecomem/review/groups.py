@@ -109,7 +109,7 @@ WITHHELD = "[withheld: verify flags this text as addressed to the agent]"
 def shown(fact, value: str) -> str:
     """Memory text as a reader may see it: a title or scope that reads as an order is
     withheld, as find withholds a row's cell."""
-    from ..rules.injection import scan
+    from ..text.injection import scan
 
     return WITHHELD if scan(fact.relpath, [value]) else value
 

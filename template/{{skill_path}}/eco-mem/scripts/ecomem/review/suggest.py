@@ -17,7 +17,7 @@ import stat
 
 from .. import protocol, safe_open
 from ..errors import UsageError
-from ..store.cites import format_value
+from ..text.cites import format_value
 
 MAX_FILES = 5000
 MAX_BYTES = 256 * 1024

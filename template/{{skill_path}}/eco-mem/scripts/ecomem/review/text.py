@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ..store.cites import cite_lines
 from ..store.fields import read_fields
+from ..text.cites import cite_lines
 from . import synonyms
 
 # A value a fact states: a number, a version or a date (port 8000, 3.11, a v-prefixed release, 2026-01-02).

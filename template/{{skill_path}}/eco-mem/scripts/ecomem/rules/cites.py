@@ -25,8 +25,8 @@ from pathlib import Path
 from .. import protocol
 from ..findings import ERROR, WARNING, Finding
 from ..paths import resolved_inside, text_problem
-from ..store.cites import Cite, format_value, read_cites
 from ..store.load import Entry, Store
+from ..text.cites import Cite, format_value, read_cites
 
 MAX_BYTES = 1024 * 1024  # read at most this much of a cited file
 SHOWN = 60  # characters of cited text quoted back in a message
@@ -118,7 +118,7 @@ class Evidence:
 def shown(cite: Cite) -> str:
     """The citation as its cites line writes it, long text cut short; only its path when
     the line gives the agent orders (the injection rule reports that line itself)."""
-    from .injection import scan
+    from ..text.injection import scan
 
     if scan("", [cite.path, cite.text or ""]):
         return "text the injection rule flags (see its finding on this line)"

@@ -49,7 +49,7 @@ def start_git_checks(store: Store, staged: bool, default_branch: str | None = No
     on_default, default = on_default_branch(store.root, default_branch)
     if not staged and not on_default:
         return list  # desks may travel on this branch, and nothing staged is asked
-    from ..install.track import GitRefused, git_name
+    from ..gitsetup.track import GitRefused, git_name
 
     try:  # git knows the folder by its own name: links on the way resolved
         working = git_name(store.root, f"{store.relpath}/working")
@@ -93,14 +93,14 @@ def git_home_findings(root: Path) -> list[Finding]:
     """`<git dir>/eco-mem` a link or not a folder, or a git dir inside the work tree.
 
     The memory commands and `track` refuse to write there, and the catalog driver
-    refuses to run a copy from there (install/driver.py), so catalogs merge as plain
+    refuses to run a copy from there (gitsetup/driver.py), so catalogs merge as plain
     text: said here once, where a clean verify would otherwise hide it. Read from the
     files git keeps and an lstat or two per git dir; nothing spawned."""
     import os
 
     from ..git import git_dirs
+    from ..git_home import HOME, safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import HOME, safe_home
 
     dirs = git_dirs(root)
     for git_dir in dict.fromkeys(dirs or ()):  # the work tree's, then the common one

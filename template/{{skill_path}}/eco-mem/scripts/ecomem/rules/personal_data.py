@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..findings import ERROR, Finding
 from ..lazy_re import lazy
-from .normalise import judged_lines
+from ..text.normalise import judged_lines
 
 FIX = "delete it from memory; personal data and ID numbers never belong there"
 # Documentation's stand-ins, digits and letters only: Stripe's test Visa card and the
@@ -95,7 +95,7 @@ _IBAN_HINT = b"AA00"
 
 
 def scan(path: str, lines: list[str]) -> list[Finding]:
-    text = judged_lines(lines)[0]  # rules/normalise.py
+    text = judged_lines(lines)[0]  # text/normalise.py
     hits: dict = {}  # (line, rule) -> message; one finding per rule per line
 
     def report(offset: int, rule: str, message: str) -> None:

@@ -15,8 +15,9 @@ from __future__ import annotations
 from ..findings import Finding
 from ..store.dates import date
 from ..store.load import Drawer, Store
-from ..store.textfile import decode
-from . import injection, personal_data, secret_shapes, transcripts
+from ..text import injection
+from ..text.textfile import decode
+from . import personal_data, secret_shapes, transcripts
 from .caps import check_caps
 from .drift import check_drift
 from .episodic import check_episodic

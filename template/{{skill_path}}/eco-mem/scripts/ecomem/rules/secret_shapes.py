@@ -22,7 +22,7 @@ from itertools import accumulate
 
 from ..findings import ERROR, Finding
 from ..lazy_re import lazy
-from .normalise import judged_lines, judged_lowered
+from ..text.normalise import judged_lines, judged_lowered
 from .providers import BY_PREFIX, FAMILIES, MIN_TOKEN_LENGTH, Family
 from .secret_randomness import JOIN_LIMIT, is_wordy, judge, judged_runs
 
@@ -140,7 +140,7 @@ _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "crede
 def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
     """Findings for a document's lines. `decode` False judges text that was itself
     decoded from a hex or base64 run: what that text decodes to is not decoded again."""
-    text, lines = judged_lines(lines)  # rules/normalise.py
+    text, lines = judged_lines(lines)  # text/normalise.py
     lowered = _lower_same_length(text, judged_lowered(lines))
     line_of = _LineIndex(text)
     hits: dict = {}  # (line, rule) -> message; one finding per family per line

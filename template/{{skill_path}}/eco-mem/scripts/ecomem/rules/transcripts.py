@@ -13,7 +13,7 @@ import re
 
 from ..findings import ERROR, Finding
 from ..lazy_re import lazy
-from .normalise import judged_lowered
+from ..text.normalise import judged_lowered
 
 RULE = "transcript.chat-log"
 
@@ -45,7 +45,7 @@ _JSON_MESSAGES_NEEDED = 2
 def scan(path: str, lines: list[str]) -> list[Finding]:
     # Patterns are lowercase and run on lowercased text: faster than IGNORECASE, and
     # str.lower keeps every newline, so line numbers still count right.
-    text = judged_lowered(lines)  # rules/normalise.py
+    text = judged_lowered(lines)  # text/normalise.py
     if not (
         any(hint in text for hint in _HUMAN_HINTS)
         and any(hint in text for hint in _ASSISTANT_HINTS)

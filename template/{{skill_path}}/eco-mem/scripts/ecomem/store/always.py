@@ -105,8 +105,8 @@ def marked_rows(root, memory_dir: str, paths: list[str]) -> list[MarkedRow]:
     the readers' rule (store/place.py); verify reports it."""
     import os
 
+    from ..text.textfile import read_lines
     from .place import refused
-    from .textfile import read_lines
 
     found = []
     for drawer, column in CELL.items():

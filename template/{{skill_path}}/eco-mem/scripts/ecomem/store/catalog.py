@@ -7,6 +7,10 @@ may be plain, in backticks, or a markdown link.
 
 from __future__ import annotations
 
+# Also what callers that read a row import from here; it lives below the store, where the
+# injection rule reads a row's cells too.
+from ..text.table_row import split_cells
+
 NO_FILE = "-"
 
 # The three shapes below are read with str methods, not `re`: importing re costs
@@ -63,38 +67,6 @@ class Catalog:
         self.columns: list[str] = []
         self.rows: list[Row] = []
         self.problems: list[tuple[int, str]] = []  # (line, message)
-
-
-def split_cells(line: str) -> list[str]:
-    """Split one table line into trimmed cells, honouring `\\|` and code spans."""
-    body = line.strip()
-    if "\\" not in body and "`" not in body:
-        # The common row: nothing to honour, so let str.split do the walking.
-        cells = [cell.strip() for cell in body.split("|")]
-        return cells[1 if body.startswith("|") else 0 : -1 if body.endswith("|") else None]
-    cells, current, in_code, i = [], [], False, 0
-    while i < len(body):
-        char = body[i]
-        if char == "\\" and i + 1 < len(body) and body[i + 1] == "|":
-            current.append("|")
-            i += 2
-            continue
-        # A backtick opens a code span only if another one closes it later on.
-        if char == "`" and (in_code or "`" in body[i + 1 :]):
-            in_code = not in_code
-        if char == "|" and not in_code:
-            cells.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-        i += 1
-    cells.append("".join(current).strip())
-    # A leading and trailing pipe leave empty edge cells behind.
-    if body.startswith("|"):
-        cells = cells[1:]
-    if body.endswith("|") and not body.endswith("\\|") and cells:
-        cells = cells[:-1]
-    return cells
 
 
 def cell_path(cell: str) -> str:

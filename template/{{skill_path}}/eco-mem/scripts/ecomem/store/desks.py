@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 
 from .. import protocol
+from ..text.textfile import read_lines
 from . import INDEX
 from .names import WITHHELD, is_slug_file
-from .textfile import read_lines
 
 # The sections `context` hands a harness after the goal, in this order: the limits the user
 # set (what a compaction summary drops first), then what to do next and what was already

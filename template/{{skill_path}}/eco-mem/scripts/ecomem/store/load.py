@@ -15,22 +15,22 @@ from pathlib import Path
 from .. import protocol
 from ..findings import ERROR, WARNING, Finding
 from ..paths import inside
+from ..text.textfile import read_lines
 from . import INDEX
 from .catalog import Catalog, parse_catalog
 from .names import is_plain_file, is_slug_file, reads_as_order, shown
 from .place import NESTED, OUT, refusal, refused
-from .textfile import read_lines
 
 WORKING_IGNORE = ".gitignore"
 # The lock file eco-mem kept in the working drawer before its state moved to the git
-# dir (write/state.py); a clone installed earlier may still hold one. Anything else
+# dir (git_home.py); a clone installed earlier may still hold one. Anything else
 # eco-mem did not put in memory (an old journal folder among it) is a stray: data a
 # commit may hold, never state to act on.
 WORKING_LOCK = ".eco-mem.lock"
 OLD_JOURNAL = ".eco-mem.pending"
 # At the memory root: keeps ripgrep and other .ignore readers out of the drawers.
 ROOT_FILES = (".ignore",)
-# The rules of a file past the caps every reader keeps (store/textfile.py): it is not read.
+# The rules of a file past the caps every reader keeps (text/textfile.py): it is not read.
 OVER_CAPS = ("file.too-large", "file.line-too-long")
 
 
@@ -115,9 +115,9 @@ def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[F
 
 
 def _interrupted_write(root: Path, memory_dir: str) -> list[Finding]:
-    """The journal a stopped write left in the git dir (write/state.py), reported on the
+    """The journal a stopped write left in the git dir (git_home.py), reported on the
     memory folder: the files it names may hold half a write."""
-    from ..write.state import leftover_journal
+    from ..git_home import leftover_journal
 
     journal = leftover_journal(root)
     if journal is None:

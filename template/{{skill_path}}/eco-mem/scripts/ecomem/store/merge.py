@@ -27,7 +27,7 @@ from .catalog import parse_catalog, split_cells
 from .rows import line_key, place
 
 MARKER_SIZE = 7
-# git's merge driver (install/driver.py) first writes git's own text merge of the
+# git's merge driver (gitsetup/driver.py) first writes git's own text merge of the
 # three versions to a token file in the git dir (before 0.4: OURS plus this suffix);
 # the row merge (commands/merge_catalog.py) deletes that file only once its own
 # result is in OURS. A file still there means the row merge did not finish, and the

@@ -81,7 +81,8 @@ def reads_as_order(stem: str) -> bool:
     words = stem.replace("_", "-").replace(".", "-").split("-")
     found = False
     if len(words) > 1:
-        from ..rules.injection import may_give_orders, scan  # names of two words or more
+        from ..text.injection import scan  # names of two words or more
+        from ..text.injection_phrases import may_give_orders
 
         if may_give_orders(" ".join(words).lower()):
             found = bool(scan("name", [" ".join(words[start:]) for start in range(len(words) - 1)]))

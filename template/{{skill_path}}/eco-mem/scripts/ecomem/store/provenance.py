@@ -14,7 +14,7 @@ even asked.
 
 A memory file is this clone's own when its bytes differ from HEAD's (a local edit no
 commit made), when HEAD lacks it (never committed), when its hash is in the clone's
-record of writes (write/record.py, in the git dir), or when its last commit is one this
+record of writes (store/record.py, in the git dir), or when its last commit is one this
 clone made (the reflog, in the git dir too). A catalog is judged row by row: a row the
 default's catalog holds, or that the record or a local edit made, is read.
 """
@@ -201,7 +201,7 @@ def _listing(call) -> dict[str, str]:
 
 def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
     from ..git import GitCall
-    from ..write.record import read_record, row_digest
+    from .record import read_record, row_digest
     from .stores import all_stores
 
     folders = [folder for folder in all_stores(root) if folder]
@@ -289,7 +289,7 @@ def _really_edited(root: str, listed: set[str]) -> set[str]:
 
 
 def table_lines(text: str) -> list[str]:
-    from ..write.record import table_lines
+    from .record import table_lines
 
     return table_lines(text)
 
@@ -320,7 +320,7 @@ def _read(path: str) -> bytes | None:
 
 
 def _digest(data: bytes) -> str:
-    from ..write.record import digest
+    from .record import digest
 
     return digest(data)
 
@@ -362,7 +362,7 @@ def plain(text: str, shape) -> str:
     """`text` when it is plain enough to show an agent, else NOT_SHOWN."""
     if not shape.fullmatch(text):
         return NOT_SHOWN
-    from ..rules.injection import scan
+    from ..text.injection import scan
 
     return NOT_SHOWN if scan("provenance", [text]) else text
 

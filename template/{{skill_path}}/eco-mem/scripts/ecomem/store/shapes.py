@@ -10,7 +10,7 @@ import re
 import unicodedata
 
 from .. import protocol
-from .cites import cite_lines
+from ..text.cites import cite_lines
 from .fields import read_fields
 
 SLUG_LENGTH = 60

@@ -1,4 +1,4 @@
-"""One writer at a time: an advisory lock on a file in this work tree's git dir (state.py).
+"""One writer at a time: an advisory lock on a file in this work tree's git dir (git_home.py).
 
 The operating system drops the lock when its holder exits, even on `kill -9`, so a crashed
 command never leaves a stale lock behind for a human to delete; an O_EXCL lock file would.
@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UsageError
-from .state import LOCK, ensure_state_dir, open_state_file, state_dir
+from ..git_home import LOCK, ensure_state_dir, open_state_file, state_dir
 
 TIMEOUT_SECONDS = 20.0
 TIMEOUT_VARIABLE = "ECO_MEM_LOCK_TIMEOUT"  # seconds; for hosts whose hooks hold the lock long

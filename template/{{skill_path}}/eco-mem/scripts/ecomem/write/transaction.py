@@ -7,7 +7,7 @@ written, then each target is replaced by its own atomic rename. Deleting the man
 the commit. Whoever finds a manifest later (the next memory command, under the lock) puts
 every old version back; a journal without a manifest is simply removed.
 
-The journal lives in this work tree's git dir (state.py), never in the work tree: a
+The journal lives in this work tree's git dir (git_home.py), never in the work tree: a
 branch can commit any file under the memory folder, and a journal found there would be
 the branch's orders about which files to move where. Nothing here ever reads a folder
 of the work tree as a journal; one that a commit left there is a stray folder to verify.
@@ -22,9 +22,9 @@ from pathlib import Path
 
 from .. import safe_open
 from ..errors import UsageError
+from ..git_home import JOURNAL, ensure_state_dir, journal_path, leftover_journal
 from ..paths import escapes
 from ..safe_open import TEMP_PREFIX, remove, replace
-from .state import JOURNAL, ensure_state_dir, journal_path, leftover_journal
 
 MANIFEST = "manifest.json"
 
@@ -82,10 +82,10 @@ def apply(root: Path, memory: Path, changes: list[tuple[Path, str | None]]) -> N
 
 
 def _note_writes(root: Path, changes: list[tuple[Path, str | None]]) -> None:
-    """Note in the git dir what this write puts on disk (record.py): this clone's own
+    """Note in the git dir what this write puts on disk (store/record.py): this clone's own
     memory, read as today, never as a branch's. Noted before the first file lands, so a
     write that lands is always noted; one rolled back leaves hashes no file holds."""
-    from .record import noted_write
+    from ..store.record import noted_write
 
     items = []
     for target, text in changes:
@@ -96,7 +96,7 @@ def _note_writes(root: Path, changes: list[tuple[Path, str | None]]) -> None:
         if target.name == "INDEX.md" and target.is_file() and not target.is_symlink():
             old = target.read_bytes()
         items += noted_write(relpath, old, text.encode("utf-8"))
-    from .record import note
+    from ..store.record import note
 
     note(root, items)
 

@@ -16,11 +16,11 @@ from pathlib import Path
 from .. import protocol
 from ..errors import Refused, UsageError
 from ..findings import ERROR, Finding
+from ..git_home import leftover_journal
 from ..store.load import INDEX, Store, load_store
 from ..store.rows import file_text
 from . import gate, transaction
 from .locking import store_lock
-from .state import leftover_journal
 
 
 def memory_folder(root: Path) -> Path:
@@ -93,7 +93,7 @@ def _new_entries(root: Path, ordered: list[tuple[Path, str | None]]) -> list[str
 def _ask_git(root: Path, fresh: list[str]):
     if not fresh:
         return None
-    from ..install.track import IgnoreCheck
+    from ..gitsetup.track import IgnoreCheck
 
     return IgnoreCheck(root, fresh)
 
@@ -103,7 +103,7 @@ def _keep_in_git(root: Path, fresh: list[str], asked) -> None:
     before it starts."""
     if not fresh:
         return
-    from ..install import track
+    from ..gitsetup import track
 
     try:
         said = track.keep_new_entries(root, fresh, asked)

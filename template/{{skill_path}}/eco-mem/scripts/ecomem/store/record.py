@@ -3,7 +3,7 @@
 Memory a branch brings in reads as someone else's until the user adopts it
 (store/provenance.py). What the memory commands wrote here is this clone's own, so each
 write notes the hash of every file it wrote, and of every catalog row it added or
-changed, in `<common git dir>/eco-mem/written`. No commit reaches that folder (state.py),
+changed, in `<common git dir>/eco-mem/written`. No commit reaches that folder (git_home.py),
 so nothing a branch holds can mark its own text as reviewed; a file whose current bytes
 hash to a noted value is this clone's, whoever committed it since.
 
@@ -36,7 +36,7 @@ def record_path(root) -> str | None:
     from pathlib import Path
 
     from ..git import git_dirs
-    from .state import safe_home
+    from ..git_home import safe_home
 
     dirs = git_dirs(Path(root))
     if dirs is None:
@@ -67,7 +67,7 @@ def read_record(root) -> set[tuple[str, str, str]]:
 
 def note(root, items: list[tuple[str, str, str]]) -> None:
     """Append (kind, hash, repo-relative path) items to the record, in one write."""
-    from .state import open_state_file
+    from ..git_home import open_state_file
 
     if not items:
         return

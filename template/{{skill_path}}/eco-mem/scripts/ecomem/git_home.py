@@ -22,9 +22,9 @@ import os
 import stat
 from pathlib import Path
 
-from ..errors import UsageError
-from ..git import git_dirs
-from ..safe_open import CLOEXEC, NOFOLLOW, NONBLOCK, UnsafeTarget
+from .errors import UsageError
+from .git import git_dirs
+from .safe_open import CLOEXEC, NOFOLLOW, NONBLOCK, UnsafeTarget
 
 HOME = "eco-mem"  # the same folder name as the driver copy's, in the common dir
 LOCK = "write.lock"

@@ -3,7 +3,7 @@
 Two halves, because git keeps them apart on purpose. The root .gitattributes
 (committed, shared) names the four drawer INDEX.md files with
 `merge=eco-mem-catalog`; what that driver runs lives in each clone's own git
-config and git dir, which no commit can set (install/driver.py). A clone
+config and git dir, which no commit can set (gitsetup/driver.py). A clone
 without them merges those files exactly as before: git falls back to its text
 merge for a driver it does not know. `track` (run by copy, update and upgrade)
 writes both; every memory command checks the driver and writes it only when it

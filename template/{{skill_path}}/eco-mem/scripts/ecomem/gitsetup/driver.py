@@ -51,27 +51,29 @@ MODULES = (
     "ecomem/store/catalog.py",
     "ecomem/store/merge.py",
     "ecomem/store/rows.py",
-    "ecomem/store/textfile.py",
+    "ecomem/text/__init__.py",
+    "ecomem/text/table_row.py",
+    "ecomem/text/textfile.py",
     # The session digest (`context`, which Claude Code's hook runs from here, hooks.py)
     # and what it imports: the desks, the stores, provenance and the injection rule.
     "ecomem/commands/context.py",
     "ecomem/findings.py",
     "ecomem/lazy_re.py",
     "ecomem/paths.py",
-    "ecomem/rules/__init__.py",
-    "ecomem/rules/injection.py",
-    "ecomem/rules/markup.py",
-    "ecomem/rules/normalise.py",
     "ecomem/store/always.py",
-    "ecomem/store/cites.py",
+    "ecomem/text/cites.py",
+    "ecomem/text/injection.py",
+    "ecomem/text/injection_phrases.py",
+    "ecomem/text/markdown.py",
+    "ecomem/text/markup.py",
+    "ecomem/text/normalise.py",
     "ecomem/store/desks.py",
     "ecomem/store/names.py",
     "ecomem/store/place.py",
     "ecomem/store/provenance.py",
     "ecomem/store/stores.py",
-    "ecomem/write/__init__.py",
-    "ecomem/write/record.py",
-    "ecomem/write/state.py",
+    "ecomem/store/record.py",
+    "ecomem/git_home.py",
 )
 # The entry must parse on any Python 3: on one too old for the package it fails
 # importing it, and the driver then keeps git's own result.
@@ -287,8 +289,8 @@ def ensure_driver(root: Path) -> bool:
     config = dirs[1] / "config" if dirs else None
     if config is None or not config.is_file():
         return False
+    from ..git_home import safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import safe_home
 
     stamp, files = snapshot()
     command = driver_command(stamp)
@@ -382,8 +384,8 @@ def missing(root: Path) -> bool:
 def _safe_copy(root: Path, common: Path, stamp: str) -> Path | None:
     """The copy named `stamp` in `common/eco-mem`, when it is what the driver's command
     and the launcher accept: no link from the git dir down, not in the work tree."""
+    from ..git_home import safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import safe_home
 
     try:
         copy = safe_home(root, common) / f"{PREFIX}{stamp}"
@@ -399,8 +401,8 @@ def resolve_launcher(root: Path) -> Path | None:
     dirs = git_dirs(root)
     if dirs is None:
         return None
+    from ..git_home import safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import safe_home
 
     try:
         launcher = safe_home(root, dirs[1]) / RESOLVE  # never one a commit could hold
@@ -459,8 +461,8 @@ def remove_driver(root: Path) -> bool:
         )
         removed = True
     folder = dirs[1] / HOME
+    from ..git_home import safe_home
     from ..safe_open import UnsafeTarget
-    from ..write.state import safe_home
 
     try:
         safe_home(root, dirs[1])
@@ -473,7 +475,7 @@ def remove_driver(root: Path) -> bool:
     if folder.is_dir():
         removed = removed or bool(_copies(folder))
         _prune(folder, None)
-        # The launcher, the writers' lock (write/state.py) and the template this clone
+        # The launcher, the writers' lock (git_home.py) and the template this clone
         # trusts (template_source.py): with the driver gone, eco-mem leaves the clone.
         for state in (RESOLVE, CONTEXT, "write.lock", "template-source", "written"):
             with contextlib.suppress(FileNotFoundError):

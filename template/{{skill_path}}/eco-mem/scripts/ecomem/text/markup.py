@@ -1,6 +1,6 @@
 """The markup a Markdown reader hides, found the way CommonMark finds it, with no bound.
 
-The injection rule judges each paragraph again as it renders (rules/injection.py), so
+The injection rule judges each paragraph again as it renders (text/injection.py), so
 whatever a renderer hides must be hidden here too, however long: a tag whose attribute
 runs to a thousand characters hides just as well as a short one, so no length or count
 here is one an entry can step over. Raw HTML is read as CommonMark reads it (a tag of
