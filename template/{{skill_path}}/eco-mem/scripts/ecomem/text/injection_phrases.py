@@ -108,8 +108,12 @@ COMMAND_POSITION = lazy(
     r"(?:^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)]|#{1,6})[ \t]+(?:\[[ x]\][ \t]+)?)?"
     r"|[.!?;:][ \t]+|(?:--|\u2014|\u2013)[ \t]+|<!--[ \t]*)"
     r"(?:(?:\*\*|__|\*|_)[ \t]*)?"
+    # A short tag in brackets ahead of the order (`[always]`, `(urgent)`): a catalog
+    # row's mark must not carry an order past the rule.
+    r"(?:[\[(][^\])\n]{1,40}[\])][:,]?[ \t]+)?"
     r"(?:(?:please|now|so|and|then|also|ok|okay|first|next|finally|important|note"
-    r"|attention|hey|assistant|ai|agent|claude)[,:!.]?[ \t]+)*"
+    r"|attention|hey|assistant|ai|agent|claude|always|just|simply|immediately|quietly"
+    r"|silently|kindly)[,:!.]?[ \t]+)*"
     r"(?:(?:you|the[ \t]+(?:assistant|agent|model|ai))[ \t]+"
     r"(?:must|should|need[ \t]+to|have[ \t]+to|will|shall|are[ \t]+to)[ \t]+)?$",
     MULTILINE,  # `^` then also matches where a search starts just after a newline
