@@ -40,6 +40,7 @@ from typing import Any, TextIO
 
 from all_repos import autofix_lib, git, mapper
 
+from eco_mem_fleet import host_checks
 from eco_mem_fleet.report import (
     Ledger,
     Outcome,
@@ -115,6 +116,8 @@ def apply_fix(job: Job) -> None:
         outcome = Outcome(repo, job.action, result="failed", message=one_line(error))
         outcome.before, outcome.after = _versions(job)
         discard_changes()
+    if outcome.result in ("installed", "upgraded"):
+        host_checks_pass(outcome, job)
     # The same test all-repos makes next: no difference means no commit, no push.
     if _git("diff", "origin/HEAD", "--quiet", check=False).returncode == 0:
         if outcome.result in ("installed", "upgraded"):
@@ -122,6 +125,22 @@ def apply_fix(job: Job) -> None:
         job.ledger.finish(outcome)
     else:
         job.ledger.write(outcome)  # commit and push are still to come
+
+
+def host_checks_pass(outcome: Outcome, job: Job) -> None:
+    """Run the repository's own checks on the staged result (host_checks.py): one that
+    fails fails the repository and leaves the clone as cloned, so nothing is pushed. A
+    check not run says why in the row's note."""
+    try:
+        checks = host_checks.checked(Path("."), job.options)
+    except Exception as error:
+        checks = [host_checks.Check("host checks", False, one_line(error))]
+    for check in checks:
+        if not check.ok:
+            outcome.result, outcome.message = "failed", check.note()
+            discard_changes()
+            return
+        outcome.message = "; ".join(filter(None, (outcome.message, check.note())))
 
 
 def _versions(job: Job) -> tuple[str, str]:
@@ -257,6 +276,11 @@ def run(
     )
     repos = list(repos)[: settings.limit]
     commit = commit._replace(msg=msg() if callable(msg) else msg)
+    options = {
+        **options,
+        "no_host_checks": getattr(args, "no_host_checks", False),
+        "may_download": getattr(args, "host_checks_may_download", False),
+    }
     outcomes: list[Outcome] = []
     ready = []
     for path in repos:
@@ -306,7 +330,8 @@ def run(
 
 
 def add_output_args(parser: argparse.ArgumentParser) -> None:
-    """--report, --diff and --log, shared by install and upgrade."""
+    """--report, --diff, --log and the host-check switches, shared by install and upgrade."""
+    host_checks.add_host_check_args(parser)
     parser.add_argument(
         "--report", metavar="FILE", help="also write one JSON object per repository"
     )
