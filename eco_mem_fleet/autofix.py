@@ -174,7 +174,12 @@ def push(job: Job, push_module: Callable[[Any, str], None], settings: Any, branc
         outcome.result, outcome.message = "failed", f"push failed: {one_line(error)}"
         job.ledger.finish(outcome)
         raise
-    outcome.pushed = True
+    if getattr(push_module, "__module__", "") == "all_repos.push.readonly":
+        # all-repos' module for a rehearsal: it returns without pushing anything.
+        outcome.message = f"would be {outcome.result}; the readonly push module pushes nothing"
+        outcome.result = "dry-run"
+    else:
+        outcome.pushed = True
     job.ledger.finish(outcome)
 
 
@@ -274,7 +279,10 @@ def run(
     repos, config, commit, settings = autofix_lib.from_cli(
         args, find_repos=find_repos, msg="", branch_name=branch_name
     )
-    repos = list(repos)[: settings.limit]
+    found = list(repos)
+    repos = found[: settings.limit]
+    # A canary wave: the rest are not rows (they were not looked at), only counted.
+    held = len(found) - len(repos)
     commit = commit._replace(msg=msg() if callable(msg) else msg)
     options = {
         **options,
@@ -326,7 +334,9 @@ def run(
         outcomes += [_settled(ledger, names[path], action) for path in ready]
         if progress:
             progress.stop()
-    return finish(sorted(skipped + outcomes, key=lambda o: o.repo), args.report, log)
+    wave = f"{held} more to act on, left for a later run by --limit {settings.limit}"
+    ordered = sorted(skipped + outcomes, key=lambda o: o.repo)
+    return finish(ordered, args.report, log, wave if held else "")
 
 
 def add_output_args(parser: argparse.ArgumentParser) -> None:
@@ -408,9 +418,13 @@ def _settled(ledger: Ledger, repo: str, action: str) -> Outcome:
     return outcome
 
 
-def finish(outcomes: Iterable[Outcome], report: str | None, log: str | None = None) -> int:
+def finish(
+    outcomes: Iterable[Outcome], report: str | None, log: str | None = None, wave: str = ""
+) -> int:
     outcomes = list(outcomes)
     print(summary(outcomes), flush=True)
+    if wave:
+        print(wave, flush=True)
     if log:
         print(f"log (commands, diffs, errors): {log}", flush=True)
     if report:

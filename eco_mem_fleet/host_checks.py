@@ -167,7 +167,7 @@ def pre_commit(
         except (AttributeError, TypeError) as error:  # a repo or hook that is not a mapping
             return Check("pre-commit", False, f"{PRE_COMMIT_CONFIG} cannot be read ({error})")
         if missing:
-            shown = ", ".join(missing[:3]) + (" ..." if len(missing) > 3 else "")
+            shown = missing[0] if len(missing) == 1 else f"{len(missing)}, e.g. {missing[0]}"
             return Check("pre-commit", True, f"pre-commit not run: hooks not cached ({shown})")
         if store.is_dir():
             env["PRE_COMMIT_HOME"] = str(store)  # cached environments, read where they are

@@ -1,7 +1,7 @@
 """Where eco-mem stands in every cloned repository.
 
     python -m eco_mem_fleet.status -C all-repos.json --template SRC [--vcs-ref REF]
-        [--json] [--report FILE] [-j N]
+        [--json] [--report FILE] [-j N] [--repos REPO ...] [--limit N]
 
 Reads the clones all-repos-clone made (run it first for fresh data): is
 eco-mem installed, which version do its answers record, what is the newest
@@ -227,7 +227,7 @@ def judge_host_checks(status: RepoStatus, path: str, answers: dict, options: dic
         if not check.ok and not status.problem:
             status.problem = f"host-checks-fail: {check.name}: {check.output}"
         status.host_checks = "; ".join(
-            filter(None, (status.host_checks, f"{check.name} {check.output or 'passed'}"))
+            filter(None, (status.host_checks, check.output or f"{check.name} passed"))
         )
 
 
@@ -327,6 +327,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         + ", ".join(REPORT_FORMATS)
         + " (by the file's suffix)",
     )
+    parser.add_argument(
+        "--repos",
+        nargs="*",
+        metavar="REPO",
+        help="only these repositories: names as all-repos lists them, or their clone paths"
+        " (as install's and upgrade's --repos take them)",
+    )
+    parser.add_argument(
+        "--limit", type=int, metavar="N", help="only the first N repositories, by name"
+    )
     add_host_check_args(parser)
     args = parser.parse_args(argv)
     if not args.timeout > 0:  # also refuses nan
@@ -341,6 +351,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     template = template_source(args.template)
     items = [(name, os.path.join(config.output_dir, name)) for name in sorted(cloned)]
+    if args.repos is not None:
+        wanted = {os.path.abspath(repo) for repo in args.repos} | set(args.repos)
+        items = [(n, p) for n, p in items if n in wanted or os.path.abspath(p) in wanted]
+    items = items[: args.limit]
     with pinned_releases("status", template, args.vcs_ref) as pinned:
         if pinned is None:
             return 2
