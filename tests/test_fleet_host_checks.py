@@ -51,6 +51,17 @@ repos:
         entry: "true"
         language: system
 """
+# A hook that fails when the organisation's token reaches it: hooks run with no token.
+NEEDS_NO_TOKEN = """\
+repos:
+  - repo: local
+    hooks:
+      - id: no-token-here
+        name: no token here
+        entry: sh -c 'test -z "${GITHUB_TOKEN-}"'
+        language: system
+        pass_filenames: false
+"""
 # A hook from a repository pre-commit has never cloned: running it would download.
 NOT_CACHED = """\
 repos:
@@ -81,7 +92,7 @@ def fleet_of(root: Path, configs: dict[str, str]) -> tuple[dict[str, Path], Path
 
 
 def run(program: str, template: Path, root: Path, config: Path, *args: str):
-    env = {"PRE_COMMIT_HOME": str(root / "pre-commit-cache")}
+    env = {"PRE_COMMIT_HOME": str(root / "pre-commit-cache"), "GITHUB_TOKEN": "ghp_secret"}
     return run_module(
         *(f"eco_mem_fleet.{program}", "-C", str(config), "--template", str(template), *args),
         env=env,
@@ -91,7 +102,12 @@ def run(program: str, template: Path, root: Path, config: Path, *args: str):
 def test_install_pushes_only_what_passes_the_hosts_pre_commit(
     template: Path, tmp_path: Path
 ) -> None:
-    configs = {"rejects": REJECTS_AGENTS_MD, "passes": PASSES, "uncached": NOT_CACHED}
+    configs = {
+        "rejects": REJECTS_AGENTS_MD,
+        "passes": PASSES,
+        "uncached": NOT_CACHED,
+        "token-free": NEEDS_NO_TOKEN,
+    }
     origins, config = fleet_of(tmp_path, configs)
     before = heads(origins)
     report = tmp_path / "install.jsonl"
@@ -108,6 +124,7 @@ def test_install_pushes_only_what_passes_the_hosts_pre_commit(
     assert heads(origins)["rejects"] == before["rejects"]
     assert (rows["passes"]["result"], rows["passes"]["pushed"]) == ("installed", True)
     assert rows["passes"]["message"] == ""
+    assert (rows["token-free"]["result"], rows["token-free"]["pushed"]) == ("installed", True)
     uncached_row = rows["uncached"]
     assert (uncached_row["result"], uncached_row["pushed"]) == ("installed", True)
     assert "pre-commit not run: hooks not cached" in uncached_row["message"]
