@@ -10,6 +10,7 @@ gives pre-commit a cache of its own (PRE_COMMIT_HOME), never the machine's.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,61 @@ def test_a_failing_checks_row_names_the_check_and_its_first_lines() -> None:
     )
     note = Check("pre-commit", False, "b....Failed").note()
     assert note == "host check pre-commit failed: b....Failed; nothing pushed"
+
+
+# pygrep fails on a line holding its pattern: only v2's AGENTS.md block heading does.
+REJECTS_V2_HEADING = """\
+repos:
+  - repo: local
+    hooks:
+      - id: old-heading-only
+        name: keep the old memory heading
+        entry: Memory for agents
+        language: pygrep
+"""
+
+
+def test_an_upgrade_the_hosts_hooks_reject_is_not_pushed(template: Path, tmp_path: Path) -> None:
+    origins, config = fleet_of(tmp_path, {"svc": REJECTS_V2_HEADING})
+    installed = run("install", template, tmp_path, config, "--vcs-ref", "v1.0.0")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    before = heads(origins)
+    report = tmp_path / "upgrade.jsonl"
+
+    result = run("upgrade", template, tmp_path, config, "--report", str(report))
+
+    row = read_report(report)["svc"]
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (row["result"], row["pushed"]) == ("failed", False), row
+    assert "host check pre-commit failed: keep the old memory heading" in row["message"]
+    assert heads(origins) == before
+
+
+def test_a_refused_push_a_broken_clone_and_a_failing_hook_each_get_their_row(
+    template: Path, tmp_path: Path
+) -> None:
+    configs = {"fine": PASSES, "protected": PASSES, "gone": PASSES, "rejects": REJECTS_AGENTS_MD}
+    origins, config = fleet_of(tmp_path, configs)
+    hook = origins["protected"] / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected branch' >&2\nexit 1\n", encoding="utf-8")
+    hook.chmod(0o755)
+    shutil.move(origins["gone"], tmp_path / "moved-away.git")
+    before = heads(origins)
+    report = tmp_path / "install.jsonl"
+
+    result = run("install", template, tmp_path, config, "--report", str(report), "-j", "2")
+
+    rows = read_report(report)
+    said = result.stdout + result.stderr
+    assert result.returncode == 1 and "Traceback" not in said, said
+    assert {name: row["result"] for name, row in rows.items()} == {
+        "fine": "installed",
+        "protected": "failed",
+        "gone": "failed",
+        "rejects": "failed",
+    }
+    after = heads(origins)
+    assert after["protected"] == before["protected"] and after["rejects"] == before["rejects"]
+    status = run("status", template, tmp_path, config, "--json")
+    verdicts = {row["repo"]: row["ok"] for row in json.loads(status.stdout)["repos"]}
+    assert verdicts == {"fine": True, "protected": False, "gone": False, "rejects": False}
