@@ -9,6 +9,7 @@ Real all-repos, real git, local bare origins, no network.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,29 @@ def test_the_summary_fits_a_screen_and_the_diff_goes_to_the_log(
     assert "4 repositories: 4 installed" in result.stdout
     logged = (tmp_path / "install.log").read_text(encoding="utf-8").count("\n")
     assert logged > 1000 * len(names)  # every repository's whole diff, kept out of sight
+
+
+def test_the_local_clone_keeps_the_origins_other_branches_for_the_next_scratch_clone(
+    template: Path, tmp_path: Path
+) -> None:
+    origins, config = fleet_of(tmp_path, ("a",))
+    seed = tmp_path / "seeds" / "a"
+    git(seed, "checkout", "-q", "-b", "feature")
+    (seed / "feature.txt").write_text("work in progress\n", encoding="utf-8")
+    git(seed, "add", "feature.txt")
+    git(seed, "commit", "-q", "-m", "feature")
+    git(seed, "push", "-q", str(origins["a"]), "feature")
+    feature = git(seed, "rev-parse", "HEAD").strip()
+    clone = tmp_path / "clones" / "a"
+    probe = ["git", "-C", str(clone), "cat-file", "-e", feature]
+    assert subprocess.run(probe).returncode != 0  # all-repos-clone took the default branch only
+
+    result, rows = install(template, tmp_path, config)
+
+    assert rows["a"]["result"] == "installed", result.stdout + result.stderr
+    # all-repos' scratch clone hard-links the local clone's objects: a clone of it now
+    # holds the feature branch's commit before any fetch, so its fetch moves refs only.
+    scratch = tmp_path / "scratch"
+    git(tmp_path, "clone", "-q", str(clone), str(scratch))
+    assert git(scratch, "cat-file", "-t", feature) == "commit\n"
+    assert git(clone, "branch", "--list") == "* master\n"  # no branch of ours shows
