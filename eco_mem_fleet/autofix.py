@@ -225,6 +225,7 @@ def fix_one(repo: str, *, job: Job, **fix_args: Any) -> None:
     `autofix_lib._fix_inner` is the body of all-repos' own loop (pinned version); its
     clone-and-fetch context raises "generator didn't yield" when the fetch fails."""
     name = job.names.get(repo, repo)
+    keep_branches(repo)
     try:
         autofix_lib._fix_inner(repo, **fix_args)
     except Exception as error:
@@ -243,8 +244,6 @@ def fix_one(repo: str, *, job: Job, **fix_args: Any) -> None:
 def fix_each(repos: list[str], job: Job, **fix_args: Any) -> None:
     """all-repos' `autofix_lib.fix`, with each repository's step guarded by fix_one."""
     settings = fix_args["autofix_settings"]
-    with mapper.thread_mapper(settings.jobs) as do_map:
-        mapper.exhaust(do_map(keep_branches, repos))
     step = functools.partial(fix_one, job=job, **fix_args)
     with mapper.process_mapper(settings.jobs) as do_map:
         mapper.exhaust(do_map(step, repos))

@@ -221,7 +221,8 @@ def judge_host_checks(status: RepoStatus, path: str, answers: dict, options: dic
         return
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-checks.") as home:
         env = clean_environment(home)
-        checks = run_checks(Path(path), owned_files(path, answers), env, options["may_download"])
+        download = bool(options.get("may_download"))
+        checks = run_checks(Path(path), owned_files(path, answers), env, download)
     subprocess.run(["git", "-C", path, "reset", "--quiet", "--hard"], capture_output=True)
     for check in checks:
         if not check.ok and not status.problem:
