@@ -14,8 +14,9 @@ scripts (own_scripts.py). A repository whose answers name another template
 or a path outside it is refused, one line in the table. A line per repository on stderr as each
 is done (`[i/N]`, silent under CI=true), then the table, worst first: most
 review findings, then not ok. Exit 0 only when every repository is
-installed, at the newest tag and verify-clean (review findings are advice
-and do not count); 1 otherwise; 2 on a usage error.
+installed, at the newest tag, verify-clean and passes its own pre-commit
+hooks over eco-mem's files where they run offline (host_checks.py; review
+findings are advice and do not count); 1 otherwise; 2 on a usage error.
 """
 
 from __future__ import annotations
