@@ -94,9 +94,9 @@ def pre_commit_program() -> str | None:
     return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
 
 
-def _cached(store: Path, repo: str, ref: str, deps: list[str]) -> bool:
-    """Whether pre-commit's store holds `repo` at `ref` with an installed environment:
-    a row in its db.db (keyed as pre-commit keys it) and an install-state file."""
+def _stored(store: Path, repo: str, ref: str, deps: list[str]) -> Path | None:
+    """Where pre-commit's store holds `repo` at `ref` (a row in its db.db, keyed as
+    pre-commit keys it: the dependencies join the name), or None."""
     key = f"{repo}:{','.join(deps)}" if deps else repo
     try:
         with sqlite3.connect(f"file:{store / 'db.db'}?mode=ro", uri=True) as db:
@@ -104,14 +104,37 @@ def _cached(store: Path, repo: str, ref: str, deps: list[str]) -> bool:
                 "SELECT path FROM repos WHERE repo = ? AND ref = ?", (key, ref)
             ).fetchone()
     except sqlite3.Error:
-        return False
-    if not row:
-        return False
+        return None
+    return Path(row[0]) if row else None
+
+
+def _has_environment(path: Path) -> bool:
+    """Whether an environment was installed in the stored repository at `path`
+    (pre-commit writes an install-state file last, once it is complete)."""
     return any(
         (env / ".install_state_v2").exists() or (env / ".install_state_v1").exists()
-        for env in Path(row[0]).glob("*")
+        for env in path.glob("*")
         if env.is_dir()
     )
+
+
+def _manifest_languages(path: Path) -> dict[str, str]:
+    """Hook id -> language, from a stored repository's .pre-commit-hooks.yaml."""
+    try:
+        hooks = yaml.safe_load((path / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+        return {str(hook["id"]): str(hook.get("language", "")) for hook in hooks}
+    except (OSError, UnicodeError, yaml.YAMLError, KeyError, TypeError):
+        return {}
+
+
+def _ready(store: Path, repo: str, ref: str, hook: dict) -> bool:
+    """Whether `hook` of `repo` at `ref` runs from the store with nothing to fetch."""
+    deps = [str(dep) for dep in hook.get("additional_dependencies") or []]
+    path = _stored(store, repo, ref, deps)
+    if path is None:
+        return False
+    language = hook.get("language") or _manifest_languages(path).get(str(hook.get("id")))
+    return language in NO_ENVIRONMENT or _has_environment(path)
 
 
 def uncached(config: dict, store: Path) -> list[str]:
@@ -123,19 +146,15 @@ def uncached(config: dict, store: Path) -> list[str]:
         if url == "meta":
             continue
         if url == "local":
-            for hook in hooks:
-                if hook.get("language") in NO_ENVIRONMENT:
-                    continue
-                deps = [str(dep) for dep in hook.get("additional_dependencies") or []]
-                if not _cached(store, "local", LOCAL_REPO_VERSION, deps):
-                    missing.append(str(hook.get("id", "?")))
+            missing += [
+                str(hook.get("id", "?"))
+                for hook in hooks
+                if hook.get("language") not in NO_ENVIRONMENT
+                and not _ready(store, "local", LOCAL_REPO_VERSION, hook)
+            ]
             continue
         rev = str(repo.get("rev", ""))
-        # A hook with additional_dependencies lives in a store entry of its own.
-        needed = {
-            tuple(str(d) for d in hook.get("additional_dependencies") or []) for hook in hooks
-        }
-        if not all(_cached(store, url, rev, list(deps)) for deps in needed or {()}):
+        if not all(_ready(store, url, rev, hook) for hook in hooks):
             missing.append(url)
     return missing
 

@@ -10,10 +10,14 @@ gives pre-commit a cache of its own (PRE_COMMIT_HOME), never the machine's.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from eco_mem_fleet.host_checks import Check, first_lines, uncached
 from tests.fleet import (
@@ -25,7 +29,7 @@ from tests.fleet import (
     two_releases,
     write_config,
 )
-from tests.helpers import git
+from tests.helpers import git, init_repo
 
 # language: fail rejects every file it matches: here AGENTS.md, which the install edits.
 REJECTS_AGENTS_MD = """\
@@ -231,3 +235,46 @@ def test_a_refused_push_a_broken_clone_and_a_failing_hook_each_get_their_row(
     status = run("status", template, tmp_path, config, "--json")
     verdicts = {row["repo"]: row["ok"] for row in json.loads(status.stdout)["repos"]}
     assert verdicts == {"fine": True, "protected": False, "gone": False, "rejects": False}
+
+
+def hooks_repository(root: Path) -> Path:
+    """A repository of pre-commit hooks on disk, tagged v1: one hook that rejects AGENTS.md."""
+    hooks = init_repo(root / "hooks-repo")
+    (hooks / ".pre-commit-hooks.yaml").write_text(
+        "- id: no-agents-md\n  name: no AGENTS.md here\n  entry: AGENTS.md is not wanted\n"
+        "  language: fail\n  files: ^AGENTS\\.md$\n",
+        encoding="utf-8",
+    )
+    git(hooks, "add", ".pre-commit-hooks.yaml")
+    git(hooks, "commit", "-q", "-m", "hooks")
+    git(hooks, "tag", "v1")
+    return hooks
+
+
+def test_hooks_already_in_the_cache_run_and_can_stop_the_push(
+    template: Path, tmp_path: Path
+) -> None:
+    hooks = hooks_repository(tmp_path)
+    config_text = f"repos:\n  - repo: {hooks}\n    rev: v1\n    hooks:\n      - id: no-agents-md\n"
+    origins, config = fleet_of(tmp_path, {"cached": config_text})
+    # The operator warmed pre-commit's cache beforehand, as fleet.md says.
+    cache = tmp_path / "pre-commit-cache"
+    warm = subprocess.run(
+        [str(Path(sys.executable).parent / "pre-commit"), "install-hooks"],
+        cwd=tmp_path / "clones" / "cached",
+        env={**os.environ, "PRE_COMMIT_HOME": str(cache)},
+        capture_output=True,
+        text=True,
+    )
+    assert warm.returncode == 0, warm.stdout + warm.stderr
+    assert uncached(yaml.safe_load(config_text), cache) == []
+    before = heads(origins)
+    report = tmp_path / "install.jsonl"
+
+    result = run("install", template, tmp_path, config, "--report", str(report))
+
+    row = read_report(report)["cached"]
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (row["result"], row["pushed"]) == ("failed", False), row
+    assert "host check pre-commit failed: no AGENTS.md here" in row["message"]
+    assert heads(origins) == before
