@@ -40,6 +40,7 @@ from typing import Any, TextIO
 
 from all_repos import autofix_lib, git, mapper
 
+from eco_mem_fleet import host_checks
 from eco_mem_fleet.report import (
     Ledger,
     Outcome,
@@ -115,6 +116,8 @@ def apply_fix(job: Job) -> None:
         outcome = Outcome(repo, job.action, result="failed", message=one_line(error))
         outcome.before, outcome.after = _versions(job)
         discard_changes()
+    if outcome.result in ("installed", "upgraded"):
+        host_checks_pass(outcome, job)
     # The same test all-repos makes next: no difference means no commit, no push.
     if _git("diff", "origin/HEAD", "--quiet", check=False).returncode == 0:
         if outcome.result in ("installed", "upgraded"):
@@ -122,6 +125,22 @@ def apply_fix(job: Job) -> None:
         job.ledger.finish(outcome)
     else:
         job.ledger.write(outcome)  # commit and push are still to come
+
+
+def host_checks_pass(outcome: Outcome, job: Job) -> None:
+    """Run the repository's own checks on the staged result (host_checks.py): one that
+    fails fails the repository and leaves the clone as cloned, so nothing is pushed. A
+    check not run says why in the row's note."""
+    try:
+        checks = host_checks.checked(Path("."), job.options)
+    except Exception as error:
+        checks = [host_checks.Check("host checks", False, one_line(error))]
+    for check in checks:
+        if not check.ok:
+            outcome.result, outcome.message = "failed", check.note()
+            discard_changes()
+            return
+        outcome.message = "; ".join(filter(None, (outcome.message, check.note())))
 
 
 def _versions(job: Job) -> tuple[str, str]:
@@ -155,7 +174,12 @@ def push(job: Job, push_module: Callable[[Any, str], None], settings: Any, branc
         outcome.result, outcome.message = "failed", f"push failed: {one_line(error)}"
         job.ledger.finish(outcome)
         raise
-    outcome.pushed = True
+    if getattr(push_module, "__module__", "") == "all_repos.push.readonly":
+        # all-repos' module for a rehearsal: it returns without pushing anything.
+        outcome.message = f"would be {outcome.result}; the readonly push module pushes nothing"
+        outcome.result = "dry-run"
+    else:
+        outcome.pushed = True
     job.ledger.finish(outcome)
 
 
@@ -176,12 +200,32 @@ def refresh(path: str) -> str:
     return ""
 
 
+# Where the local clone keeps the origin's other branches (refs outside refs/heads and
+# refs/remotes, so all-repos and the team's tools never see them as branches).
+KEPT_BRANCHES = "refs/eco-mem-fleet/heads"
+
+
+def keep_branches(path: str) -> None:
+    """Fetch every branch of origin into the local clone at `path`, under KEPT_BRANCHES.
+
+    all-repos makes each scratch clone from the local clone (git hard-links its whole
+    object store) and then fetches every branch of origin into it. all-repos-clone
+    fetches the default branch only, so without this each run fetched every other
+    branch's history again: 48 s of a litestar install, most of its time. Kept here, the
+    objects are already present and the scratch fetch moves only refs; a later run
+    fetches what changed. A failure only costs that time back: all-repos' own fetch
+    decides whether the repository can be worked on."""
+    refspec = f"+refs/heads/*:{KEPT_BRANCHES}/*"
+    _git("-C", path, "fetch", "--quiet", "--prune", "--no-tags", "origin", refspec, check=False)
+
+
 def fix_one(repo: str, *, job: Job, **fix_args: Any) -> None:
     """all-repos' step for one repository, any error in it that repository's failed row.
 
     `autofix_lib._fix_inner` is the body of all-repos' own loop (pinned version); its
     clone-and-fetch context raises "generator didn't yield" when the fetch fails."""
     name = job.names.get(repo, repo)
+    keep_branches(repo)
     try:
         autofix_lib._fix_inner(repo, **fix_args)
     except Exception as error:
@@ -255,8 +299,16 @@ def run(
     repos, config, commit, settings = autofix_lib.from_cli(
         args, find_repos=find_repos, msg="", branch_name=branch_name
     )
-    repos = list(repos)[: settings.limit]
+    found = list(repos)
+    repos = found[: settings.limit]
+    # A canary wave: the rest are not rows (they were not looked at), only counted.
+    held = len(found) - len(repos)
     commit = commit._replace(msg=msg() if callable(msg) else msg)
+    options = {
+        **options,
+        "no_host_checks": getattr(args, "no_host_checks", False),
+        "may_download": getattr(args, "host_checks_may_download", False),
+    }
     outcomes: list[Outcome] = []
     ready = []
     for path in repos:
@@ -302,11 +354,14 @@ def run(
         outcomes += [_settled(ledger, names[path], action) for path in ready]
         if progress:
             progress.stop()
-    return finish(sorted(skipped + outcomes, key=lambda o: o.repo), args.report, log)
+    wave = f"{held} more to act on, left for a later run by --limit {settings.limit}"
+    ordered = sorted(skipped + outcomes, key=lambda o: o.repo)
+    return finish(ordered, args.report, log, wave if held else "")
 
 
 def add_output_args(parser: argparse.ArgumentParser) -> None:
-    """--report, --diff and --log, shared by install and upgrade."""
+    """--report, --diff, --log and the host-check switches, shared by install and upgrade."""
+    host_checks.add_host_check_args(parser)
     parser.add_argument(
         "--report", metavar="FILE", help="also write one JSON object per repository"
     )
@@ -383,9 +438,13 @@ def _settled(ledger: Ledger, repo: str, action: str) -> Outcome:
     return outcome
 
 
-def finish(outcomes: Iterable[Outcome], report: str | None, log: str | None = None) -> int:
+def finish(
+    outcomes: Iterable[Outcome], report: str | None, log: str | None = None, wave: str = ""
+) -> int:
     outcomes = list(outcomes)
     print(summary(outcomes), flush=True)
+    if wave:
+        print(wave, flush=True)
     if log:
         print(f"log (commands, diffs, errors): {log}", flush=True)
     if report:

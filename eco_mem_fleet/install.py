@@ -2,12 +2,14 @@
 
     python -m eco_mem_fleet.install -C all-repos.json --template SRC [--vcs-ref REF]
         [--data-file answers.yml] [--report FILE] [--diff | --log FILE] [--dry-run] [-j N]
-        [--repos ...]
+        [--limit N | --repos ...] [--no-host-checks] [--host-checks-may-download]
 
 A repository counts as installed when it has `.copier-answers.eco-mem.yml`.
 Each copy runs Copier's API (trusted, defaults plus the data file), stages
-the new files, commits "Install eco-mem REF" and pushes through the push
-module in the all-repos config. It prints one line per repository as each
+the new files, runs the repository's own pre-commit hooks on them
+(host_checks.py; a failing hook fails the repository, nothing pushed),
+commits "Install eco-mem REF" and pushes through the push module in the
+all-repos config. It prints one line per repository as each
 finishes, then the summary; all-repos' own log (commands, diffs) goes to a
 file the summary names, or to stdout with --diff. Exit 0 when no repository
 failed, else 1.

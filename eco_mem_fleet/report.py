@@ -198,6 +198,7 @@ def status_columns(row: dict) -> dict[str, object]:
     flat["findings"] = None if findings is None else sum(findings.values())
     flat["load_bytes"] = row.get("load_bytes")
     flat["problem"] = row.get("problem", "")
+    flat["host_checks"] = row.get("host_checks", "")
     return flat
 
 

@@ -1,7 +1,7 @@
 """Where eco-mem stands in every cloned repository.
 
     python -m eco_mem_fleet.status -C all-repos.json --template SRC [--vcs-ref REF]
-        [--json] [--report FILE] [-j N]
+        [--json] [--report FILE] [-j N] [--repos REPO ...] [--limit N]
 
 Reads the clones all-repos-clone made (run it first for fresh data): is
 eco-mem installed, which version do its answers record, what is the newest
@@ -14,8 +14,9 @@ scripts (own_scripts.py). A repository whose answers name another template
 or a path outside it is refused, one line in the table. A line per repository on stderr as each
 is done (`[i/N]`, silent under CI=true), then the table, worst first: most
 review findings, then not ok. Exit 0 only when every repository is
-installed, at the newest tag and verify-clean (review findings are advice
-and do not count); 1 otherwise; 2 on a usage error.
+installed, at the newest tag, verify-clean and passes its own pre-commit
+hooks over eco-mem's files where they run offline (host_checks.py; review
+findings are advice and do not count); 1 otherwise; 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -36,10 +37,20 @@ from all_repos import cli, mapper
 from all_repos.config import load_config
 
 from eco_mem_fleet.autofix import refresh
-from eco_mem_fleet.own_scripts import TIMED_OUT, TIMEOUT, OwnScripts, refusal
+from eco_mem_fleet.clean_env import clean_environment
+from eco_mem_fleet.host_checks import PRE_COMMIT_CONFIG, add_host_check_args, run_checks
+from eco_mem_fleet.own_scripts import (
+    DEFAULT_MEMORY_PATH,
+    TIMED_OUT,
+    TIMEOUT,
+    OwnScripts,
+    refusal,
+)
 from eco_mem_fleet.releases import pinned_releases
 from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
 from eco_mem_fleet.versions import (
+    ANSWERS_FILE,
+    DEFAULT_SKILL_PATH,
     UNREADABLE,
     is_older,
     read_answers,
@@ -62,6 +73,8 @@ class RepoStatus:
     entries: dict[str, int] | None = None
     findings: dict[str, int] | None = None
     load_bytes: int | None = None
+    # The repository's own checks over eco-mem's files (host_checks.py): "" when it has none.
+    host_checks: str = ""
 
     @property
     def finding_count(self) -> int | None:
@@ -88,7 +101,10 @@ class RepoStatus:
             return "no version tag at the template"
         if is_older(self.version, self.newest):
             return f"behind {self.newest}"
-        return "ok" if self.verify_exit == 0 else f"verify exit {self.verify_exit}"
+        if self.verify_exit != 0:
+            return f"verify exit {self.verify_exit}"
+        # "ok" is eco-mem's verdict; a host check the fleet could not run is said beside it.
+        return f"ok ({self.host_checks})" if "not run" in self.host_checks else "ok"
 
     def as_json(self) -> dict:
         return {**dataclasses.asdict(self), "ok": self.ok}
@@ -126,6 +142,7 @@ class Fleet:
     newest: str
     scripts: OwnScripts
     timeout: float = TIMEOUT  # seconds each command may run in one repository
+    checks: dict = dataclasses.field(default_factory=dict)  # host_checks.checked's options
 
 
 def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
@@ -173,7 +190,47 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
         last = (verify.stderr.strip().splitlines() or ["no JSON from verify"])[-1]
         status.problem = f"verify: {last}"
     read_review(status, fleet.scripts, script, path, fleet.timeout)
+    judge_host_checks(status, path, answers, fleet.checks)
     return status
+
+
+# What eco-mem writes besides its two folders (the workflows only with ci: github-actions).
+OWNED_FILES = (
+    *(ANSWERS_FILE, "AGENTS.md", "CLAUDE.md", ".gitattributes", ".gitignore"),
+    *(".claude/settings.json", ".github/workflows/eco-mem.yml"),
+    ".github/workflows/eco-mem-review.yml",
+)
+
+
+def owned_files(path: str, answers: dict) -> list[str]:
+    """The tracked files of the clone at `path` that eco-mem wrote or keeps a block in."""
+    skill = f"{answers.get('skill_path') or DEFAULT_SKILL_PATH}/eco-mem"
+    memory = str(answers.get("memory_path") or DEFAULT_MEMORY_PATH)
+    listed = subprocess.run(
+        ["git", "-C", path, "ls-files", "-z", "--", skill, memory, *OWNED_FILES],
+        capture_output=True,
+        text=True,
+    )
+    return [name for name in listed.stdout.split("\0") if name]
+
+
+def judge_host_checks(status: RepoStatus, path: str, answers: dict, options: dict) -> None:
+    """Run the repository's own checks over eco-mem's files; one that fails makes the
+    repository not ok (`host-checks-fail: NAME`). A hook may rewrite files: the clone
+    is put back at its origin's tip afterwards, as refresh leaves it."""
+    if options.get("no_host_checks") or not (Path(path) / PRE_COMMIT_CONFIG).is_file():
+        return
+    with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-checks.") as home:
+        env = clean_environment(home)
+        download = bool(options.get("may_download"))
+        checks = run_checks(Path(path), owned_files(path, answers), env, download)
+    subprocess.run(["git", "-C", path, "reset", "--quiet", "--hard"], capture_output=True)
+    for check in checks:
+        if not check.ok and not status.problem:
+            status.problem = f"host-checks-fail: {check.name}: {check.output}"
+        status.host_checks = "; ".join(
+            filter(None, (status.host_checks, check.output or f"{check.name} passed"))
+        )
 
 
 DRAWER_ORDER = ("working", "semantic", "episodic", "procedural")
@@ -272,6 +329,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         + ", ".join(REPORT_FORMATS)
         + " (by the file's suffix)",
     )
+    parser.add_argument(
+        "--repos",
+        nargs="*",
+        metavar="REPO",
+        help="only these repositories: names as all-repos lists them, or their clone paths"
+        " (as install's and upgrade's --repos take them)",
+    )
+    parser.add_argument(
+        "--limit", type=int, metavar="N", help="only the first N repositories, by name"
+    )
+    add_host_check_args(parser)
     args = parser.parse_args(argv)
     if not args.timeout > 0:  # also refuses nan
         parser.error(f"--timeout {args.timeout:g}: give a number of seconds above 0")
@@ -285,12 +353,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     template = template_source(args.template)
     items = [(name, os.path.join(config.output_dir, name)) for name in sorted(cloned)]
+    if args.repos is not None:
+        wanted = {os.path.abspath(repo) for repo in args.repos} | set(args.repos)
+        items = [(n, p) for n, p in items if n in wanted or os.path.abspath(p) in wanted]
+    items = items[: args.limit]
     with pinned_releases("status", template, args.vcs_ref) as pinned:
         if pinned is None:
             return 2
         releases, ref = pinned
         with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
-            fleet = Fleet(template, ref, OwnScripts(releases, ref, folder), args.timeout)
+            checks = {
+                "no_host_checks": args.no_host_checks,
+                "may_download": args.host_checks_may_download,
+            }
+            fleet = Fleet(template, ref, OwnScripts(releases, ref, folder), args.timeout, checks)
             inspect_one = functools.partial(inspect, fleet)
             with mapper.thread_mapper(args.jobs) as do_map:
                 statuses = worst_first(list(do_map(counted(inspect_one, len(items)), items)))

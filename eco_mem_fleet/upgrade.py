@@ -1,7 +1,8 @@
 """Upgrade eco-mem in every cloned repository whose answers record an older version.
 
     python -m eco_mem_fleet.upgrade -C all-repos.json --template SRC [--vcs-ref REF]
-        [--report FILE] [--diff | --log FILE] [--dry-run] [-j N] [--repos ...]
+        [--report FILE] [--diff | --log FILE] [--dry-run] [-j N] [--limit N | --repos ...]
+        [--no-host-checks] [--host-checks-may-download]
 
 The template's release tags are fetched once into a snapshot, and the run
 renders nothing else: the target is the release --vcs-ref names, else the
@@ -11,7 +12,8 @@ path outside it, is refused (failed, nothing pushed). In each other one
 `eco_mem.py upgrade` does the work (conflict check, INDEX restore, blocks),
 so the fleet gives exactly its guarantees; it is the fleet's own copy of
 that script, rendered from --template at the target, never the repository's. A repository left with conflicts
-is not pushed; its conflicted files are listed. Output as for install: one
+is not pushed; its conflicted files are listed; nor is one whose own
+pre-commit hooks fail on the result (host_checks.py). Output as for install: one
 line per repository and the summary, diffs in the log or with --diff. Exit 0
 when no repository failed or conflicted, else 1.
 """

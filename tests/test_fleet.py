@@ -430,6 +430,7 @@ def test_status_json(fleet: Fleet) -> None:
         "errors": 0,
         "warnings": 0,
         "problem": "",
+        "host_checks": "",
         "ok": True,
     }
     assert repos["forked-skill"]["ok"] is False and repos["forked-skill"]["version"] == "v1.0.0"
