@@ -306,7 +306,7 @@ def run(
     commit = commit._replace(msg=msg() if callable(msg) else msg)
     options = {
         **options,
-        "no_host_checks": getattr(args, "no_host_checks", False),
+        "host_checks": getattr(args, "host_checks", False),
         "may_download": getattr(args, "host_checks_may_download", False),
     }
     outcomes: list[Outcome] = []

@@ -59,9 +59,10 @@ class Check:
 
 def add_host_check_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--no-host-checks",
+        "--host-checks",
         action="store_true",
-        help="do not run a repository's own pre-commit hooks on the result before pushing",
+        help="run each repository's own pre-commit hooks on the result before pushing, and"
+        " push only what passes: the repository's code, run as your user (fleet.md)",
     )
     parser.add_argument(
         "--host-checks-may-download",
@@ -230,8 +231,8 @@ def run_checks(
 def checked(root: Path, options: dict) -> list[Check]:
     """run_checks on what the staged result changes, as the fleet's options ask: in a
     clean environment with an empty HOME of its own (clean_env.py)."""
-    if options.get("no_host_checks"):
-        return []
+    if not options.get("host_checks"):
+        return []  # the repository's code: run only when the operator asks
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-checks.") as home:
         env = clean_environment(home)
         download = bool(options.get("may_download"))

@@ -2,7 +2,7 @@
 
     python -m eco_mem_fleet.install -C all-repos.json --template SRC [--vcs-ref REF]
         [--data-file answers.yml] [--report FILE] [--diff | --log FILE] [--dry-run] [-j N]
-        [--limit N | --repos ...] [--no-host-checks] [--host-checks-may-download]
+        [--limit N | --repos ...] [--host-checks [--host-checks-may-download]]
 
 A repository counts as installed when it has `.copier-answers.eco-mem.yml`.
 Each copy runs Copier's API (trusted, defaults plus the data file), stages

@@ -218,7 +218,7 @@ def judge_host_checks(status: RepoStatus, path: str, answers: dict, options: dic
     """Run the repository's own checks over eco-mem's files; one that fails makes the
     repository not ok (`host-checks-fail: NAME`). A hook may rewrite files: the clone
     is put back at its origin's tip afterwards, as refresh leaves it."""
-    if options.get("no_host_checks") or not (Path(path) / PRE_COMMIT_CONFIG).is_file():
+    if not options.get("host_checks") or not (Path(path) / PRE_COMMIT_CONFIG).is_file():
         return
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-checks.") as home:
         env = clean_environment(home)
@@ -363,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         releases, ref = pinned
         with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
             checks = {
-                "no_host_checks": args.no_host_checks,
+                "host_checks": args.host_checks,
                 "may_download": args.host_checks_may_download,
             }
             fleet = Fleet(template, ref, OwnScripts(releases, ref, folder), args.timeout, checks)

@@ -2,7 +2,7 @@
 
     python -m eco_mem_fleet.upgrade -C all-repos.json --template SRC [--vcs-ref REF]
         [--report FILE] [--diff | --log FILE] [--dry-run] [-j N] [--limit N | --repos ...]
-        [--no-host-checks] [--host-checks-may-download]
+        [--host-checks [--host-checks-may-download]]
 
 The template's release tags are fetched once into a snapshot, and the run
 renders nothing else: the target is the release --vcs-ref names, else the

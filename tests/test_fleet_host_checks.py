@@ -96,10 +96,13 @@ def fleet_of(root: Path, configs: dict[str, str]) -> tuple[dict[str, Path], Path
     return origins, config
 
 
-def run(program: str, template: Path, root: Path, config: Path, *args: str):
+def run(program: str, template: Path, root: Path, config: Path, *args: str, checks=True):
+    """The fleet program, asked to run the hosts' checks (`--host-checks`) unless not."""
     env = {"PRE_COMMIT_HOME": str(root / "pre-commit-cache"), "GITHUB_TOKEN": "ghp_secret"}
+    chosen = ("--host-checks",) if checks else ()
     return run_module(
         *(f"eco_mem_fleet.{program}", "-C", str(config), "--template", str(template), *args),
+        *chosen,
         env=env,
     )
 
@@ -141,8 +144,9 @@ def test_status_calls_a_repository_whose_host_checks_fail_not_ok(
     template: Path, tmp_path: Path
 ) -> None:
     _origins, config = fleet_of(tmp_path, {"rejects": REJECTS_AGENTS_MD, "passes": PASSES})
-    # An operator who turned the checks off pushes an install the host's hooks reject.
-    forced = run("install", template, tmp_path, config, "--no-host-checks")
+    # Without --host-checks (the default) the fleet runs no repository code, and pushes
+    # an install the host's hooks reject.
+    forced = run("install", template, tmp_path, config, checks=False)
     assert forced.returncode == 0, forced.stdout + forced.stderr
     clone_all(config)
 
