@@ -27,7 +27,7 @@ from pathlib import Path
 from .. import protocol
 from ..paths import escapes
 from ..store.always import CELL as MARKED_CELL
-from ..store.always import applies, mark_of, task_paths, unmarked
+from ..store.always import applies, malformed, mark_of, task_paths, unmarked
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.desks import desk_summary, read_desks
 from ..store.load import INDEX
@@ -187,6 +187,9 @@ class Match:
         }
 
 
+# Rows marked [always] printed by one find without --all: a store that marks more than
+# this has made everything a rule, and the rest stay one flag away.
+MAX_ALWAYS = 10
 WITHHELD = "[withheld: verify flags this cell as text addressed to the agent]"
 
 
@@ -201,7 +204,7 @@ def withhold_orders(matches: list[Match]) -> None:
         for name, value in match.cells.items():
             # A marked cell is judged with its mark and without: `[always] ` must not
             # carry an order past the rule as a lead-in it does not know.
-            if value and scan(match.path, [value, unmarked(value)]):
+            if value and (scan(match.path, [value, unmarked(value)]) or malformed(value)):
                 match.cells[name] = WITHHELD
                 match.withheld.append(name)
 
@@ -498,6 +501,7 @@ def run(root: Path, args) -> int:
         if match.always is not None and match.drawer != "working" and applies(match.always, touched)
     ]
     always.sort(key=lambda match: (depth[match.store], match.rank[3:]))
+    always_shown = always if args.all else always[:MAX_ALWAYS]
     taken = {id(match) for match in always}
     rows = [
         match
@@ -510,11 +514,11 @@ def run(root: Path, args) -> int:
     kept.sort(key=lambda match: (depth[match.store], match.rank))
     # At most the desk cap: a store holds no more desks, unless a commit planted them.
     listed = desks if args.all else desks[: protocol.CAPS["desks"]]
-    shown = listed + always + kept
+    shown = listed + always_shown + kept
     for store in chain:
         stores.use(store)
         check_evidence(
-            root, [match for match in always + kept if match.store == store]
+            root, [match for match in always_shown + kept if match.store == store]
         )  # desks cite nothing
     withhold_orders(shown)
     if args.json:
@@ -555,4 +559,7 @@ def run(root: Path, args) -> int:
             )
         elif len(kept) < len(rows):
             print(f"{len(kept)} of {len(rows)} rows; --all shows every one", file=sys.stderr)
+        if len(always_shown) < len(always):
+            hidden = len(always) - len(always_shown)
+            print(f"{hidden} more [always] rows; --all shows every one", file=sys.stderr)
     return 0 if read else 2

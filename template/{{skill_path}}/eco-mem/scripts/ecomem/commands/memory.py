@@ -49,19 +49,20 @@ def always_mark(text: str, given: str | None) -> str:
     """The row text with the mark --always asks for (store/always.py); unchanged without it."""
     if given is None:
         return text
-    from ..store.always import marked
+    from ..store.always import MAX_PATTERNS, mark_of, marked
 
     patterns = [part.strip() for part in given.split(",") if part.strip()]
-    for pattern in patterns:
-        if (
-            pattern.startswith("/")
-            or ".." in pattern.split("/")
-            or any(char in pattern for char in "]|\n\r")
-        ):
-            raise UsageError(
-                f"--always {given!r}: each path is repository-relative, without '..', ']' or '|'"
-            )
-    return marked(text, patterns)
+    text = marked(text, patterns)
+    if (
+        mark_of(text) is None
+        or len(patterns) > MAX_PATTERNS
+        or any(pattern.startswith("/") or ".." in pattern.split("/") for pattern in patterns)
+    ):
+        raise UsageError(
+            f"--always {given!r}: at most {MAX_PATTERNS} repository-relative paths or globs,"
+            " comma-separated, each of letters, digits and . _ - / * ? only, without '..'"
+        )
+    return text
 
 
 def cite_option(parser: argparse.ArgumentParser, prefix: str) -> None:

@@ -35,6 +35,7 @@ def check_drift(drawer: Drawer) -> list[Finding]:
             f"catalog columns are {' | '.join(catalog.columns)}; expected {' | '.join(expected)}"
         )
         findings.append(Finding(index, catalog.header_line, "catalog.columns", ERROR, message))
+    findings += _malformed_marks(drawer)
     if "file" not in catalog.columns:
         return findings
     if drawer.name == "working":
@@ -91,4 +92,25 @@ def _desk_rows(drawer: Drawer) -> list[Finding]:
     return [
         Finding(drawer.index_relpath, row.line, "working.desk-row", ERROR, message)
         for row in drawer.catalog.rows
+    ]
+
+
+def _malformed_marks(drawer: Drawer) -> list[Finding]:
+    """A row text that starts like an [always] mark but is none (store/always.py): its
+    brackets could carry words no reader judges, so it is an error, never a rule."""
+    from ..store.always import CELL, MAX_PATTERNS, malformed
+
+    column = CELL.get(drawer.name)
+    if column not in drawer.catalog.columns:
+        return []
+    at = drawer.catalog.columns.index(column)
+    message = (
+        f"an [always] mark takes `[always]` or `[always: PATHS]`, at most {MAX_PATTERNS}"
+        " comma-separated paths or globs of letters, digits and . _ - / * ?, then a space;"
+        " fix the mark with `revise SLUG --always PATHS` or drop it with `--not-always`"
+    )
+    return [
+        Finding(drawer.index_relpath, row.line, "catalog.always-mark", ERROR, message)
+        for row in drawer.catalog.rows
+        if len(row.cells) > at and malformed(row.cells[at])
     ]

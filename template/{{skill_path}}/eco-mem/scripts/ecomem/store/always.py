@@ -23,21 +23,33 @@ from ..lazy_re import lazy
 
 # The drawers whose rows may carry the mark, and the cell that holds it.
 CELL = {"semantic": "one-liner", "procedural": "use when"}
-MARK = lazy(r"\[always(?::[ \t]*([^\]\n]*))?\][ \t]*")
+# Patterns are path-shaped and few: a mark that holds anything else (words, brackets,
+# spaces inside a pattern) is no mark, and verify reports the row (catalog.always-mark),
+# so the brackets can never carry text past the injection rule.
+PATTERN = r"[A-Za-z0-9_.*?/-]{1,100}"
+MAX_PATTERNS = 8
+MARK = lazy(
+    rf"\[always(?::[ \t]*({PATTERN}(?:,[ \t]*{PATTERN}){{0,{MAX_PATTERNS - 1}}}))?\][ \t]+"
+)
 # A query word that names a file or folder: it holds a slash, or ends in an extension.
 PATH_WORD = lazy(r"(?:[\w.-]+/)+[\w.*-]*|[\w-]+\.[A-Za-z][\w]{0,7}")
 
 
 def mark_of(text: str) -> tuple[list[str], str] | None:
     """(its path patterns, [] for every change; the text after the mark), or None when
-    `text` carries no mark."""
+    `text` carries no well-formed mark."""
     if not text.startswith("[always"):
         return None  # most rows: no pattern compiled to say so
     found = MARK.match(text)
     if found is None:
         return None
-    patterns = [part.strip().strip("`") for part in (found.group(1) or "").split(",")]
+    patterns = [part.strip() for part in (found.group(1) or "").split(",")]
     return [part for part in patterns if part], text[found.end() :]
+
+
+def malformed(text: str) -> bool:
+    """A cell that starts like a mark but is none: reported, withheld, never obeyed."""
+    return text.startswith("[always") and mark_of(text) is None
 
 
 def marked(text: str, patterns: list[str]) -> str:
@@ -99,8 +111,9 @@ class MarkedRow:
         self.line = line  # the row as the catalog holds it (provenance judges rows by it)
 
 
-def marked_rows(root, memory_dir: str, paths: list[str]) -> list[MarkedRow]:
-    """Each marked row in the store `memory_dir` that applies to a task touching `paths`.
+def marked_rows(root, memory_dir: str, paths: list[str], unreviewed=None) -> list[MarkedRow]:
+    """Each marked row in the store `memory_dir` that applies to a task touching `paths`,
+    but those `unreviewed(catalog, line, entry)` names: judged first, never matched.
     A catalog that a link takes out of its place, or that is no plain file, is skipped:
     the readers' rule (store/place.py); verify reports it."""
     import os
@@ -128,9 +141,13 @@ def marked_rows(root, memory_dir: str, paths: list[str]) -> list[MarkedRow]:
             if len(row.cells) != len(catalog.columns):
                 continue
             mark = mark_of(row.cells[at])
-            if mark is None or not applies(mark[0], paths):
+            if mark is None:
                 continue
             target = cell_path(row.cells[-1])
             where = f"{memory_dir}/{drawer}/{target}" if is_slug_file(target) else ""
-            found.append(MarkedRow(mark[1], where, relpath, lines[row.line - 1]))
+            line = lines[row.line - 1]
+            if unreviewed is not None and unreviewed(relpath, line, where):
+                continue
+            if applies(mark[0], paths):
+                found.append(MarkedRow(mark[1], where, relpath, line))
     return found

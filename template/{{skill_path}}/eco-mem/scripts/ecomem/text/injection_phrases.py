@@ -110,7 +110,7 @@ COMMAND_POSITION = lazy(
     r"(?:(?:\*\*|__|\*|_)[ \t]*)?"
     # A short tag in brackets ahead of the order (`[always]`, `(urgent)`): a catalog
     # row's mark must not carry an order past the rule.
-    r"(?:[\[(][^\])\n]{1,40}[\])][:,]?[ \t]+)?"
+    r"(?:[\[(][^\])\n]{1,40}[\])][:,]?[ \t]+){0,3}"
     r"(?:(?:please|now|so|and|then|also|ok|okay|first|next|finally|important|note"
     r"|attention|hey|assistant|ai|agent|claude|always|just|simply|immediately|quietly"
     r"|silently|kindly)[,:!.]?[ \t]+)*"
