@@ -28,9 +28,7 @@ CELL = {"semantic": "one-liner", "procedural": "use when"}
 # so the brackets can never carry text past the injection rule.
 PATTERN = r"[A-Za-z0-9_.*?/-]{1,100}"
 MAX_PATTERNS = 8
-MARK = lazy(
-    rf"\[always(?::[ \t]*({PATTERN}(?:,[ \t]*{PATTERN}){{0,{MAX_PATTERNS - 1}}}))?\][ \t]+"
-)
+MARK = lazy(rf"\[always(?::[ \t]*({PATTERN}(?:,[ \t]*{PATTERN}){{0,{MAX_PATTERNS - 1}}}))?\][ \t]+")
 # A query word that names a file or folder: it holds a slash, or ends in an extension.
 PATH_WORD = lazy(r"(?:[\w.-]+/)+[\w.*-]*|[\w-]+\.[A-Za-z][\w]{0,7}")
 
