@@ -84,6 +84,8 @@ def store_files(memory_dir: str) -> dict[str, str]:
     }
     files[f"{memory_dir}/working/{WORKING_IGNORE}"] = contracts.WORKING_IGNORE
     files[f"{memory_dir}/{SEARCH_IGNORE}"] = contracts.SEARCH_IGNORE
+    for name, text in contracts.TOOL_FILES.items():
+        files[f"{memory_dir}/{name}"] = text
     return files
 
 
