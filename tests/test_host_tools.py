@@ -2,7 +2,8 @@
 defaults, find nothing in what eco-mem installed and in the memory its commands wrote.
 
 One bare host (no config for any tool), rendered once with the CI workflows, then a
-fact, an episode, two procedures and a travelling desk written through the commands.
+fact, an episode, two procedures, a package store with a fact and a travelling desk
+written through the commands.
 Each tool then runs once from the host root, as the host's CI would. The npm tools come
 from .ci/run's pinned install into .ci/node-tools; typos and codespell from the test
 extra. A missing tool fails its test with the command that installs it.
@@ -79,6 +80,17 @@ def host(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     checklist.unlink()
+    # A package store: init writes its drawers, tool settings and AGENTS.md block.
+    (host / "packages/api").mkdir(parents=True)
+    (host / "packages/api/notes.txt").write_text("The api package.\n", encoding="utf-8")
+    assert run_script(host, "init", "packages/api").returncode == 0
+    done = run_script(
+        host, "new", "semantic", "--store", "packages/api",
+        "--title", "The api package answers in JSON only", "--source", "derived",
+        "--scope", "packages/api", "--expires", "never",
+        "--body", "Every handler in this package returns JSON.",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
     git(host, "checkout", "-q", "-b", "task/login")
     done = run_script(
         host, "new", "working", "--title", "Fix the login redirect",
@@ -99,7 +111,8 @@ def run(host: Path, *command: str) -> subprocess.CompletedProcess:
 def test_the_host_holds_what_the_commands_wrote(host: Path) -> None:
     tracked = git(host, "ls-files").split()
     memory = [path for path in tracked if "/memory/" in path and not path.endswith("INDEX.md")]
-    assert len([path for path in memory if path.endswith(".md")]) == 5, memory  # one per write
+    assert len([path for path in memory if path.endswith(".md")]) == 6, memory  # one per write
+    assert "packages/api/AGENTS.md" in tracked
     assert f"{SKILL}/scripts/ecomem/rules/injection.py" in tracked
 
 
