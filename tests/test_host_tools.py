@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from extensions.answers import answers_yaml
+
 from .helpers import MEMORY, PROJECT, SKILL, commit_all, copy_template, git, init_repo, run_script
 
 NODE_BIN = PROJECT / ".ci" / "node-tools" / "node_modules" / ".bin"
@@ -178,3 +180,14 @@ def test_uninstall_takes_the_tool_settings_away(host: Path, tmp_path: Path) -> N
     # The kept memory is the team's now; the files eco-mem made for its block are gone.
     assert (copy / MEMORY / "semantic" / "INDEX.md").is_file()
     assert not (copy / "AGENTS.md").exists() and not (copy / "CLAUDE.md").exists()
+
+
+def test_an_answers_file_whose_commit_is_all_digits_passes_prettier(tmp_path: Path) -> None:
+    # A short commit id of digits alone reads as a number, so YAML quotes it; prettier
+    # and oxfmt want double quotes there, where PyYAML's own choice is single ones.
+    answers = {"_commit": "8189951", "_src_path": "/srv/eco-mem", "ci": "none", "x": "yes"}
+    (tmp_path / ".copier-answers.eco-mem.yml").write_text(
+        "# Written by Copier for eco-mem.\n" + answers_yaml(answers), encoding="utf-8"
+    )
+    done = run(tmp_path, node_tool("prettier"), "--check", ".copier-answers.eco-mem.yml")
+    assert done.returncode == 0, done.stdout + done.stderr
