@@ -41,6 +41,27 @@ def findable_source(answers: dict) -> dict:
     return {**answers, "_src_path": str(local.resolve())}
 
 
+class _DoubleQuotingDumper(yaml.SafeDumper):
+    """PyYAML, quoting with double quotes where it would use single ones: prettier and
+    oxfmt (and Biome) rewrite `_commit: '1234567'` as `_commit: "1234567"`, so a commit
+    id of digits alone made a host's format check fail on the answers file."""
+
+    def choose_scalar_style(self):
+        style = super().choose_scalar_style()
+        return '"' if style == "'" else style
+
+
+def answers_yaml(answers: dict) -> str:
+    """The answers file's body, as `to_nice_yaml` wrote it but with double quotes."""
+    return yaml.dump(
+        answers,
+        Dumper=_DoubleQuotingDumper,
+        indent=4,
+        allow_unicode=True,
+        default_flow_style=False,
+    )
+
+
 def recorded_answers(copier_conf) -> dict:
     """The host's eco-mem answers file as it is on disk, {} when there is none."""
     answers_file = Path(copier_conf["dst_path"]) / copier_conf["answers_file"]
@@ -187,6 +208,7 @@ class AnswersExtension(Extension):
         super().__init__(environment)
         environment.filters["asked_questions"] = asked_questions
         environment.filters["findable_source"] = findable_source
+        environment.filters["answers_yaml"] = answers_yaml
         environment.filters["installed_skill_dir"] = installed_skill_dir
         environment.filters["install_move_problem"] = install_move_problem
         environment.filters["prompt_problem"] = prompt_problem

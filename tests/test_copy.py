@@ -103,7 +103,10 @@ def test_agents_block_names_the_store_the_skill_and_verify(template_repo: Path, 
     assert agents.startswith(BEGIN) and agents.endswith(END + "\n")
     assert f"`{MEMORY}/`" in agents and f"`{SKILL}/SKILL.md`" in agents
     assert f"python3 {SKILL}/scripts/eco_mem.py verify" in agents
-    assert (dst / "CLAUDE.md").read_text(encoding="utf-8") == f"{BEGIN}\n@AGENTS.md\n{END}\n"
+    # Each block is its whole file here: it opens with a level-one heading (markdownlint).
+    assert agents.startswith(f"{BEGIN}\n\n# Agent memory (eco-mem)\n")
+    claude = (dst / "CLAUDE.md").read_text(encoding="utf-8")
+    assert claude == f"{BEGIN}\n\n# Claude Code\n\n@AGENTS.md\n{END}\n"
     assert len(agents.encode("utf-8")) <= BLOCK_BUDGET
     assert "find WORDS" in agents.split("Load:", 1)[1]  # find is the load step
 
@@ -304,7 +307,7 @@ def test_blocks_command_repairs_in_place_and_refuses_malformed_markers(
     agents.write_text(f"top\n{BEGIN}\nstale\n{END}\nbottom\n", encoding="utf-8")
     assert run_script(dst, "blocks").returncode == 0
     text = agents.read_text()
-    assert text.startswith(f"top\n{BEGIN}\n## Agent memory") and text.endswith(f"{END}\nbottom\n")
+    assert text.startswith(f"top\n{BEGIN}\n\n## Agent memory") and text.endswith(f"{END}\nbottom\n")
 
     broken = f"top\n{BEGIN}\nno end here\n"
     agents.write_text(broken, encoding="utf-8")

@@ -81,7 +81,8 @@ def test_team_rows_and_entries_byte_for_byte_and_blocks_refreshed(
     for drawer, row in TEAM_ROWS.items():
         assert (host / MEMORY / drawer / "INDEX.md").read_text().endswith(row)
     # The blocks after-migration fired on this tag-to-tag update.
-    assert "## Memory for agents (eco-mem)" in (host / "AGENTS.md").read_text()
+    # A block that is the whole file opens with a level-one heading (markdownlint).
+    assert "\n# Memory for agents (eco-mem)\n" in (host / "AGENTS.md").read_text()
     assert "_commit: v2.0.0" in (host / ANSWERS).read_text()
     assert git(host, "diff", "--name-only", "--diff-filter=U") == ""
     assert run_script(host, "verify", "--today", "2026-11-30").returncode == 0

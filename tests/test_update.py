@@ -169,7 +169,7 @@ def test_agents_md_keeps_team_text_and_gets_the_new_block(template: Path, dst: P
     update_project(dst, vcs_ref="v2.0.0")
 
     text = agents.read_text()
-    assert text.startswith("# Team\n\nAbove our block.\n\n" + BEGIN + "\n## Memory for agents")
+    assert text.startswith("# Team\n\nAbove our block.\n\n" + BEGIN + "\n\n## Memory for agents")
     assert text.endswith(END + "\n\nBelow our block.\n")
     assert text.count(BEGIN) == 1
     no_conflicts(dst)

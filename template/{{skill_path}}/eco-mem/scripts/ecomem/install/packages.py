@@ -18,7 +18,15 @@ from ..gitsetup.markers import BlockError, upsert_block
 from ..path_rule import is_git_dir
 from ..safe_open import make_folders, replace, write_text
 from ..store import INDEX, contracts, stores
-from .blocks import MARKDOWN_MARKERS, _one_file, _read, claude_imports_agents
+from .blocks import (
+    CLAUDE_BLOCK,
+    MARKDOWN_MARKERS,
+    _one_file,
+    _read,
+    claude_imports_agents,
+    fitted,
+    markdown_shape,
+)
 
 SEARCH_IGNORE = ".ignore"
 WORKING_IGNORE = ".gitignore"
@@ -32,16 +40,18 @@ def package_block(memory_dir: str) -> list[str]:
     """The AGENTS.md block of a package store: where its memory is, whose skill reads it."""
     package = stores.package_of(memory_dir)
     skill = posixpath.relpath(protocol.SKILL_DIR, package)
-    return [
-        "## Agent memory (eco-mem): this package",
-        "",
-        f"This package's memory is `{stores.ROOT}/` here"
-        f" (`{memory_dir}/` from the root); the rules are the repository's one skill,"
-        f" `{skill}/SKILL.md`.",
-        f"Memory commands run in this folder act on this store (`--store {package}` from"
-        " elsewhere); `find` reads it first, then each store above it up to the root's.",
-        f"Verify after changing memory: `python3 {skill}/scripts/eco_mem.py verify`",
-    ]
+    return markdown_shape(
+        [
+            "## Agent memory (eco-mem): this package",
+            "",
+            f"This package's memory is `{stores.ROOT}/` here"
+            f" (`{memory_dir}/` from the root); the rules are the repository's one skill,"
+            f" `{skill}/SKILL.md`.",
+            f"Memory commands run in this folder act on this store (`--store {package}` from"
+            " elsewhere); `find` reads it first, then each store above it up to the root's.",
+            f"Verify after changing memory: `python3 {skill}/scripts/eco_mem.py verify`",
+        ]
+    )
 
 
 def package_folder(root: Path, given: str) -> str:
@@ -84,6 +94,8 @@ def store_files(memory_dir: str) -> dict[str, str]:
     }
     files[f"{memory_dir}/working/{WORKING_IGNORE}"] = contracts.WORKING_IGNORE
     files[f"{memory_dir}/{SEARCH_IGNORE}"] = contracts.SEARCH_IGNORE
+    for name, text in contracts.TOOL_FILES.items():
+        files[f"{memory_dir}/{name}"] = text
     return files
 
 
@@ -111,7 +123,13 @@ def plan_package_block(root: Path, memory_dir: str) -> list[tuple[Path, str, str
         old = _read(root, agents)
         name = agents.relative_to(root).as_posix()
         plans.append(
-            (agents, old, upsert_block(old, package_block(memory_dir), name, MARKDOWN_MARKERS))
+            (
+                agents,
+                old,
+                upsert_block(
+                    old, fitted(old, package_block(memory_dir), name), name, MARKDOWN_MARKERS
+                ),
+            )
         )
         if (
             protocol.CLAUDE_CODE
@@ -120,7 +138,8 @@ def plan_package_block(root: Path, memory_dir: str) -> list[tuple[Path, str, str
         ):
             old = _read(root, claude)
             name = claude.relative_to(root).as_posix()
-            plans.append((claude, old, upsert_block(old, ["@AGENTS.md"], name, MARKDOWN_MARKERS)))
+            block = fitted(old, CLAUDE_BLOCK, name)
+            plans.append((claude, old, upsert_block(old, block, name, MARKDOWN_MARKERS)))
     except BlockError as error:
         raise UsageError(str(error)) from None
     return plans

@@ -25,7 +25,7 @@ from ..git import git, git_dirs, run_git
 from ..gitsetup import attributes, driver, track
 from ..gitsetup.markers import BlockError, remove_block, upsert_block
 from ..paths import inside
-from ..store.load import WORKING_LOCK
+from ..store.load import ROOT_FILES, WORKING_LOCK
 from . import hooks
 from .blocks import MARKDOWN_MARKERS
 
@@ -347,8 +347,8 @@ def _tree(root: Path, step: str, relpath: str, note: str) -> list[Change]:
 
 def memory(root: Path, options) -> list[Change]:
     """The drawers only when asked: entries outlive the tool that wrote them. Kept, they
-    lose only the tool's own files: the lock, and the search-ignore file that points
-    readers at a `find` command no longer there."""
+    lose only the tool's own files: the lock, the search-ignore file that points
+    readers at a `find` command no longer there, and the host tools' settings."""
     return _memory_folder(root, options, protocol.MEMORY_DIR)
 
 
@@ -359,6 +359,11 @@ def _memory_folder(root: Path, options, memory_dir: str) -> list[Change]:
     for relpath, note in (
         (f"{memory_dir}/{SEARCH_IGNORE}", "the tool's search-ignore file"),
         (f"{memory_dir}/working/{WORKING_LOCK}", "the writers' lock"),
+        *(
+            (f"{memory_dir}/{name}", "a host tool's settings")
+            for name in ROOT_FILES
+            if name != SEARCH_IGNORE
+        ),
     ):
         path = root / relpath
         if path.is_file() and not path.is_symlink():

@@ -28,8 +28,10 @@ WORKING_IGNORE = ".gitignore"
 # commit may hold, never state to act on.
 WORKING_LOCK = ".eco-mem.lock"
 OLD_JOURNAL = ".eco-mem.pending"
-# At the memory root: keeps ripgrep and other .ignore readers out of the drawers.
-ROOT_FILES = (".ignore",)
+# At the memory root: keeps ripgrep and other .ignore readers out of the drawers, and
+# tells the host's formatters and markdownlint that the commands own this folder
+# (store/contracts.py holds their text).
+ROOT_FILES = (".ignore", ".markdownlint.yaml", ".oxfmtrc.json", ".prettierrc.yaml", "biome.jsonc")
 # The rules of a file past the caps every reader keeps (text/textfile.py): it is not read.
 OVER_CAPS = ("file.too-large", "file.line-too-long")
 

@@ -26,7 +26,8 @@ KNOWN = frozenset(
     {
         "INDEX.md", ".gitignore", ".ignore", ".gitattributes", ".eco-mem.lock",
         ".eco-mem.pending", "manifest.json", "README.md", "AGENTS.md", "CLAUDE.md",
-        "SKILL.md", ".DS_Store",
+        "SKILL.md", ".DS_Store", ".markdownlint.yaml", ".oxfmtrc.json", ".prettierrc.yaml",
+        "biome.jsonc",
     }
 )  # fmt: skip
 _EXTENSION_LENGTH = 8  # `.md`, `.txt`, `.json`: an extension after a slug may be shown
