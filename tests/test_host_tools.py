@@ -182,6 +182,21 @@ def test_uninstall_takes_the_tool_settings_away(host: Path, tmp_path: Path) -> N
     assert not (copy / "AGENTS.md").exists() and not (copy / "CLAUDE.md").exists()
 
 
+def test_an_edited_tool_settings_file_in_memory_fails_verify(host: Path, tmp_path: Path) -> None:
+    """The memory folder is data a branch changes; a settings file there that names a
+    plugin would have the host's own prettier load it. verify holds them to our bytes."""
+    copy = tmp_path / "host"
+    shutil.copytree(host, copy, symlinks=True)
+    assert "structure.tool-settings" not in run_script(copy, "verify").stdout
+    for package in ("", "packages/web/"):
+        settings = copy / package / MEMORY / ".prettierrc.yaml"
+        if not settings.is_file():
+            continue
+        settings.write_text(settings.read_text() + "plugins:\n  - ./evil.mjs\n")
+    done = run_script(copy, "verify")
+    assert done.returncode == 1 and "error [structure.tool-settings]" in done.stdout, done.stdout
+
+
 def test_an_answers_file_whose_commit_is_all_digits_passes_prettier(tmp_path: Path) -> None:
     # A short commit id of digits alone reads as a number, so YAML quotes it; prettier
     # and oxfmt want double quotes there, where PyYAML's own choice is single ones.

@@ -825,6 +825,8 @@ TESTED_ON_THEIR_OWN = {
     "file.line-separator",
     # A line past the line cap, in every reader: tests/test_bounds.py.
     "file.line-too-long",
+    # A host tool's settings edited at the memory root: tests/test_host_tools.py.
+    "structure.tool-settings",
     # A row that starts like an [always] mark but is none: tests/test_always_rows.py.
     "catalog.always-mark",
     # A drawer or memory folder that is a submodule: tests/test_nested_repository.py.

@@ -92,6 +92,7 @@ def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[F
     for child in children:
         relpath = f"{memory_dir}/{shown(child.name)}"
         if child.name in ROOT_FILES and child.is_file(follow_symlinks=False):
+            findings += _tool_settings(child.path, relpath, child.name)
             continue
         if child.name in protocol.DRAWERS and child.is_symlink():
             continue  # a drawer that is a link: reported with the drawers below
@@ -114,6 +115,30 @@ def load_store(root: Path, memory_dir: str | None = None) -> tuple[Store, list[F
     if memory_dir == protocol.ROOT_MEMORY_DIR:  # one journal for the clone, said once
         findings.extend(_interrupted_write(root, memory_dir))
     return store, findings
+
+
+def _tool_settings(path: str, relpath: str, name: str) -> list[Finding]:
+    """A host tool's settings at the memory root hold the template's bytes and nothing
+    else: a commit that edited one (a prettier `plugins:` line) would have the host's own
+    tools run what it names, from a folder reviewers read as data."""
+    from .contracts import SEARCH_IGNORE, TOOL_FILES
+
+    expected = TOOL_FILES.get(name, SEARCH_IGNORE if name == ".ignore" else None)
+    if expected is None:
+        return []
+    try:
+        with open(path, "rb") as handle:
+            same = handle.read(len(expected.encode("utf-8")) + 1) == expected.encode("utf-8")
+    except OSError:
+        same = False
+    if same:
+        return []
+    message = (
+        "a host tool's settings, which eco-mem writes, were edited; host tools would act on"
+        " them: restore it from the default branch (`git checkout origin/HEAD -- PATH`) or"
+        " from the template (`copier update`)"
+    )
+    return [Finding(relpath, 0, "structure.tool-settings", ERROR, message)]
 
 
 def _interrupted_write(root: Path, memory_dir: str) -> list[Finding]:
