@@ -79,3 +79,11 @@ def test_a_real_link_and_a_host_file_of_that_name_are_not_findings(
     (host / LINK).unlink()
     (host / LINK).write_text("notes about skills\n", encoding="utf-8")
     assert findings(host) == []
+
+
+def test_a_target_outside_the_repository_is_never_looked_for(origin: Path, tmp_path: Path) -> None:
+    """A fork's file naming `../../../../root` must not tell CI whether that folder exists."""
+    host = clone(origin, tmp_path)
+    (host / LINK).unlink()
+    (host / LINK).write_text("../../../../../../../../../../" + str(tmp_path).lstrip("/"))
+    assert findings(host) == []

@@ -23,6 +23,7 @@ MAX_TARGET = 4096
 
 
 def skill_link_findings(root: Path) -> list[Finding]:
+    real_root = os.path.realpath(root)
     for link in LINKS:
         path = root / link
         try:
@@ -31,7 +32,7 @@ def skill_link_findings(root: Path) -> list[Finding]:
             continue  # absent, or under a folder that is itself the plain file
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TARGET:
             continue
-        if not _names_a_folder(path):
+        if not _names_a_folder(path, real_root):
             continue
         message = (
             "is a plain file holding a link's target: git checked the link out with"
@@ -43,12 +44,16 @@ def skill_link_findings(root: Path) -> list[Finding]:
     return []
 
 
-def _names_a_folder(path: Path) -> bool:
-    """True when the file's whole content is a relative path to an existing folder."""
+def _names_a_folder(path: Path, real_root: str) -> bool:
+    """True when the file's whole content is a relative path to a folder of this
+    repository: a folder outside it is never looked for (a fork's file could otherwise
+    ask CI whether some folder of the runner exists)."""
     try:
-        target = path.read_bytes().decode("utf-8")
+        target = path.read_bytes()[: MAX_TARGET + 1].decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
     if not target or "\n" in target or "\0" in target or os.path.isabs(target):
         return False
-    return (path.parent / target).is_dir()
+    folder = os.path.realpath(os.path.join(os.path.dirname(path), target))
+    inside = folder == real_root or folder.startswith(real_root + os.sep)
+    return inside and os.path.isdir(folder)
