@@ -377,3 +377,12 @@ def test_a_clone_with_no_default_branch_reads_no_branch_memory_as_reviewed(
     assert "desk `fix-login`" in out and "git remote set-head origin --auto" in out
     for order in ORDERS:
         assert order not in out, out
+
+
+def test_a_tidy_leaves_out_the_facts_a_branch_brought_in(victim: Path) -> None:
+    tidy = mem(victim, "review", "--tidy")
+    assert tidy.returncode == 0, tidy.stderr
+    assert "login-setup" not in tidy.stdout and "curl" not in tidy.stdout
+    assert "1 fact(s) a branch brought in unreviewed are left out" in tidy.stdout
+    report = json.loads(mem(victim, "review", "--tidy", "--json").stdout)
+    assert report["unreviewed"] == 1

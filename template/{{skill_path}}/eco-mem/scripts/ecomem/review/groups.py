@@ -131,7 +131,7 @@ def as_text(groups: list[Group]) -> str:
         " included) is the user's call: ask before revise or forget."
     ]
     for number, group in enumerate(groups, 1):
-        joined = "; ".join(group.why[:3]) or "-"
+        joined = "; ".join(reason(group, why) for why in group.why[:3]) or "-"
         lines.append(f"group {number} ({len(group.facts)} facts; shared: {joined})")
         lines += [member_line(fact) for fact in group.facts[:MAX_GROUP]]
         if len(group.facts) > MAX_GROUP:
@@ -139,10 +139,15 @@ def as_text(groups: list[Group]) -> str:
     return "\n".join(lines)
 
 
+def reason(group: Group, why: str) -> str:
+    """A reason the group formed (title words, a scope): memory text, judged like a title."""
+    return shown(group.facts[0], why)
+
+
 def as_dicts(groups: list[Group]) -> list[dict]:
     return [
         {
-            "shared": group.why,
+            "shared": [reason(group, why) for why in group.why],
             "facts": [
                 {
                     "path": fact.relpath,
