@@ -386,3 +386,39 @@ def test_a_tidy_leaves_out_the_facts_a_branch_brought_in(victim: Path) -> None:
     assert "1 fact(s) a branch brought in unreviewed are left out" in tidy.stdout
     report = json.loads(mem(victim, "review", "--tidy", "--json").stdout)
     assert report["unreviewed"] == 1
+
+
+def test_a_branch_with_thousands_of_store_paths_still_gets_its_desk_named(
+    origin: Path, tmp_path: Path
+) -> None:
+    """600 package stores with 3.8 KB paths made git's command line too long (E2BIG): the
+    comparison failed and every desk read as reviewed. Paths now go in batches, and a
+    comparison git cannot answer names memory rather than show it."""
+    author = fresh_clone(origin, tmp_path / "author", "contrib/fix-login")
+    git(author, "checkout", "-q", "-b", "contrib/many-stores")
+    index = (author / MEMORY / "semantic/INDEX.md").read_bytes()
+    part = "p" * 200
+    for n in range(600):
+        store = author / f"{n:04d}" / "/".join([part] * 18) / MEMORY / "semantic"
+        store.mkdir(parents=True)
+        (store / "INDEX.md").write_bytes(index)
+    git(author, "add", "-A")
+    env = {**os.environ, **CONTRIBUTOR}
+    subprocess.run(["git", "commit", "-qm", "stores"], cwd=author, env=env, check=True)
+    git(author, "push", "-q", "origin", "contrib/many-stores")
+
+    victim = fresh_clone(origin, tmp_path / "victim", "contrib/many-stores")
+    assert mem(victim, "track").returncode == 0
+    out = mem(victim, "context").stdout
+    assert not any(order in out for order in ORDERS), out
+    assert "desk `fix-login`" in out and "pick yours up" not in out
+
+
+def test_paths_are_batched_to_fit_a_command_line(ecomem) -> None:
+    from ecomem.store.provenance import ARGS_BYTES, batches
+
+    folders = [f"{n:04d}/" + "x" * 3000 for n in range(100)]
+    groups = batches(folders)
+    assert [folder for group in groups for folder in group] == folders
+    assert all(sum(len(folder) + 1 for folder in group) <= ARGS_BYTES for group in groups)
+    assert len(groups) > 1 and batches([]) == [[]]

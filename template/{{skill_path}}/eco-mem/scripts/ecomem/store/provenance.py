@@ -116,14 +116,52 @@ def unreviewed(root) -> Review:
     if default is None and not has_remote(dirs[1]):
         return NOTHING  # a repository of its own: nothing came from anywhere else
     head = ref_commit(dirs, "HEAD")
-    if default is not None and head and head == ref_commit(dirs, default):
+    if not head:
+        return NOTHING  # no commit yet: all memory here is this clone's, uncommitted
+    if default is not None and head == ref_commit(dirs, default):
         review = Review()
         review.default = default
         return review
     try:
         return _compare(root, dirs, default)
-    except OSError:  # no git to ask: nothing can be judged, as with no remote
-        return NOTHING
+    except (OSError, Unanswered):
+        # Memory may have come from elsewhere and git could not say which: none of it is
+        # shown as this clone's (a command line too long for many stores, git missing).
+        return Unknown(default)
+
+
+class Unanswered(Exception):
+    """git refused a question the comparison needs."""
+
+
+class Unknown(Review):
+    """Every memory file and row, when the branch could not be compared: each is named,
+    none is shown, and `adopt` has nothing it could vouch for."""
+
+    def __init__(self, default: str | None) -> None:
+        super().__init__()
+        self.default = default[len(ORIGIN) :] if default else UNKNOWN_DEFAULT
+
+    def __bool__(self) -> bool:
+        return True
+
+    def file(self, relpath: str) -> Origin | None:
+        stem = relpath.rsplit("/", 1)[-1]
+        kind = "desk" if "/working/" in f"/{relpath}" else "entry"
+        return Origin(stem[:-3] if stem.endswith(".md") else NOT_SHOWN, kind, relpath, UNANSWERED)
+
+    def row(self, index_relpath: str, line: str) -> Origin | None:
+        return Origin(row_slug(line), "row", index_relpath, UNANSWERED)
+
+    def every(self) -> list[Origin]:
+        from .. import protocol
+
+        return [Origin("all memory", "entry", protocol.MEMORY_DIR, UNANSWERED)]
+
+
+UNANSWERED = "(not compared: git could not answer; run `git status`, then verify)"
+# Bytes of paths one git command line carries: far below any system's limit (E2BIG).
+ARGS_BYTES = 64 * 1024
 
 
 def has_remote(common: str) -> bool:
@@ -179,23 +217,36 @@ def _packed_or_loose(common: str, ref: str) -> str:
     return ""
 
 
-def _tree(root: str, ref: str, folders: list[str]):
+def batches(folders: list[str]) -> list[list[str]]:
+    """`folders` in groups whose paths fit one command line (ARGS_BYTES each)."""
+    groups, size = [[]], 0
+    for folder in folders:
+        if groups[-1] and size + len(folder) + 1 > ARGS_BYTES:
+            groups.append([])
+            size = 0
+        groups[-1].append(folder)
+        size += len(folder) + 1
+    return groups
+
+
+def _tree(root: str, ref: str, folders: list[str]) -> list:
     from ..git import GitCall
 
-    return GitCall(root, "ls-tree", "-r", "-z", ref, "--", *folders)
+    return [GitCall(root, "ls-tree", "-r", "-z", ref, "--", *group) for group in batches(folders)]
 
 
-def _listing(call) -> dict[str, str]:
-    """{path: blob id} from `git ls-tree -r -z`; empty when git refused."""
-    code, out = call.result()
-    if code != 0:
-        return {}
+def _listing(calls: list) -> dict[str, str]:
+    """{path: blob id} from `git ls-tree -r -z`; Unanswered when git refused."""
     found = {}
-    for item in out.decode("utf-8", "surrogateescape").split("\0"):
-        meta, tab, path = item.partition("\t")
-        parts = meta.split()
-        if tab and len(parts) == 3 and parts[1] == "blob":
-            found[path] = parts[2]
+    for call in calls:
+        code, out = call.result()
+        if code != 0:
+            raise Unanswered
+        for item in out.decode("utf-8", "surrogateescape").split("\0"):
+            meta, tab, path = item.partition("\t")
+            parts = meta.split()
+            if tab and len(parts) == 3 and parts[1] == "blob":
+                found[path] = parts[2]
     return found
 
 
@@ -212,10 +263,17 @@ def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
     # What differs from HEAD in the work tree, as git sees it (line-end conversion and
     # filters applied): an edit made here. Bytes alone would not do: a committed
     # `.gitattributes` can make a checkout differ from its blob.
-    edited_call = GitCall(root, "diff", "--name-only", "-z", "HEAD", "--", *folders)
+    edited_calls = [
+        GitCall(root, "diff", "--name-only", "-z", "HEAD", "--", *group)
+        for group in batches(folders)
+    ]
     head, base = _listing(head_call), _listing(default_call) if default_call else {}
-    code, out = edited_call.result()
-    listed = set(out.decode("utf-8", "surrogateescape").split("\0")) if code == 0 else set()
+    listed = set()
+    for call in edited_calls:
+        code, out = call.result()
+        if code != 0:
+            raise Unanswered
+        listed.update(out.decode("utf-8", "surrogateescape").split("\0"))
     edited = _really_edited(root, listed - {""})
     review = Review()
     review.default = default[len(ORIGIN) :] if default else UNKNOWN_DEFAULT
