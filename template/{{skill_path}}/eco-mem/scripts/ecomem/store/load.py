@@ -126,9 +126,10 @@ def _tool_settings(path: str, relpath: str, name: str) -> list[Finding]:
     expected = TOOL_FILES.get(name, SEARCH_IGNORE if name == ".ignore" else None)
     if expected is None:
         return []
+    wanted = expected.encode("utf-8")
     try:
-        with open(path, "rb") as handle:
-            same = handle.read(len(expected.encode("utf-8")) + 1) == expected.encode("utf-8")
+        with open(path, "rb") as handle:  # line ends aside: a CRLF checkout is the same file
+            same = handle.read(2 * len(wanted) + 1).replace(b"\r\n", b"\n") == wanted
     except OSError:
         same = False
     if same:
