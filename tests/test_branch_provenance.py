@@ -422,3 +422,37 @@ def test_paths_are_batched_to_fit_a_command_line(ecomem) -> None:
     assert [folder for group in groups for folder in group] == folders
     assert all(sum(len(folder) + 1 for folder in group) <= ARGS_BYTES for group in groups)
     assert len(groups) > 1 and batches([]) == [[]]
+
+
+@pytest.mark.parametrize("take", ["squash", "checkout", "cherry-pick"])
+def test_a_branchs_desk_committed_here_stays_that_branchs(
+    origin: Path, tmp_path: Path, take: str
+) -> None:
+    """A plain `commit` of memory staged from another branch proves nothing about who
+    wrote it: the desk is still named, not shown, until the user adopts it."""
+    here = fresh_clone(origin, tmp_path / "here", "main")
+    assert mem(here, "track").returncode == 0
+    git(here, "checkout", "-q", "-b", "review-work")
+    branch = "origin/contrib/fix-login"
+    if take == "squash":
+        git(here, "merge", "-q", "--squash", branch)
+    elif take == "checkout":
+        git(here, "checkout", branch, "--", DESK)
+    else:
+        git(here, "cherry-pick", "-n", branch)
+    git(here, "commit", "-qm", "take the work")
+    out = mem(here, "context").stdout
+    assert not any(order in out for order in ORDERS), out
+    assert "desk `fix-login`" in out and "pick yours up" not in out
+
+
+def test_a_desk_committed_and_pushed_here_stays_ours(origin: Path, tmp_path: Path) -> None:
+    here = fresh_clone(origin, tmp_path / "here", "main")
+    git(here, "checkout", "-q", "-b", "own-push")
+    made = mem(here, "new", "working", "--title", "own push", "--goal", "ship", "--travel")
+    assert made.returncode == 0, made.stderr
+    git(here, "commit", "-qm", "own desk")
+    git(here, "push", "-q", "origin", "own-push")
+    git(here, "fetch", "-q", "origin")
+    out = mem(here, "context").stdout
+    assert "own push" in out and "from branch" not in out

@@ -440,18 +440,84 @@ def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
         path: GitCall(root, "log", "-1", "--format=%H%x00%an", "HEAD", "--", path) for path in paths
     }
     ours = own_commits(dirs) if review.files else set()
+    answers = {}
     for path, call in calls.items():
         code, out = call.result()
-        commit, _, author = out.decode("utf-8", "replace").strip().partition("\0")
+        answers[path] = (code, out.decode("utf-8", "replace").strip().partition("\0"))
+    committed_here = [
+        path
+        for path, (code, (commit, _, _)) in answers.items()
+        if code == 0 and commit in ours and path in review.files
+    ]
+    taken = taken_from_elsewhere(root, committed_here, ours)
+    for path, (code, (commit, _, author)) in answers.items():
         if code != 0 or not HEX.fullmatch(commit):
             continue
-        if commit in ours and path in review.files:
+        if path in committed_here and path not in taken:
             del review.files[path]
             continue
         author = plain(author, PLAIN_AUTHOR)
         for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
             if origin is not None:
                 origin.commit, origin.author = commit[:7], author
+
+
+MAX_REFS = 200  # remote branches compared with; past them, a commit here proves nothing
+
+
+def taken_from_elsewhere(root: str, paths: list[str], ours: set[str]) -> set[str]:
+    """The `paths` whose bytes at HEAD are what some other remote branch holds there.
+
+    A commit made here is no proof of authorship: `git merge --squash`, `cherry-pick -n`,
+    `checkout BRANCH -- PATH` and `reset --soft` all stage a branch's memory for a plain
+    `commit`. Such a file is still that branch's, so it stays unreviewed. A remote branch
+    whose tip this clone made (its own push) is not "elsewhere"."""
+    from ..git import GitCall
+
+    if not paths:
+        return set()
+    code, out = GitCall(
+        root, "for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"
+    ).result()
+    if code != 0:
+        return set(paths)
+    refs = []
+    for line in out.decode("utf-8", "replace").splitlines():
+        tip, _, name = line.partition(" ")
+        if tip not in ours and not name.endswith("/HEAD") and "\n" not in name:
+            refs.append(name)
+    if len(refs) > MAX_REFS:
+        return set(paths)  # too many to compare: fail closed, `adopt` settles it
+    asked = [f"HEAD:{path}" for path in paths]
+    asked += [f"{ref}:{path}" for ref in refs for path in paths]
+    ids = []
+    for chunk in _chunks([name.encode("utf-8", "surrogateescape") + b"\n" for name in asked]):
+        code, out = GitCall(root, "cat-file", "--batch-check=%(objectname)", given=chunk).result()
+        if code != 0:
+            return set(paths)
+        ids += out.decode("utf-8", "replace").splitlines()
+    if len(ids) != len(asked):
+        return set(paths)
+    here = dict(zip(paths, ids[: len(paths)]))
+    taken = set()
+    for at, name in enumerate(asked[len(paths) :]):
+        path = name.split(":", 1)[1]
+        if ids[len(paths) + at] == here[path]:
+            taken.add(path)
+    return taken
+
+
+def _chunks(lines: list[bytes]) -> list[bytes]:
+    """`lines` joined into pieces git's stdin takes in one call (git.MAX_INPUT)."""
+    from ..git import MAX_INPUT
+
+    pieces, piece = [], b""
+    for line in lines:
+        if piece and len(piece) + len(line) > MAX_INPUT:
+            pieces.append(piece)
+            piece = b""
+        piece += line[:MAX_INPUT]
+    return [*pieces, piece] if piece else pieces
 
 
 # Reflog messages of a commit made in this clone; a merge, pull, rebase or cherry-pick
