@@ -106,15 +106,18 @@ _PHRASES = (
 # optional emphasis, lead-ins such as "Please" or "Assistant,", and "you must".
 COMMAND_POSITION = lazy(
     r"(?:^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)]|#{1,6})[ \t]+(?:\[[ x]\][ \t]+)?)?"
-    r"|[.!?;:][ \t]+|(?:--|\u2014|\u2013)[ \t]+|<!--[ \t]*)"
+    r"|[.!?;:][ \t]+|(?:--|\u2014|\u2013|(?<=[ \t])-)[ \t]+|<!--[ \t]*"
+    # A link's destination and an attribute's value: a renderer hides them, but find
+    # and the digest print a row's text raw, so an order there reaches the agent.
+    r"|\]\(<?[ \t]*|=[ \t]*[\"'][ \t]*)"
     r"(?:(?:\*\*|__|\*|_)[ \t]*)?"
     # A short tag in brackets ahead of the order (`[always]`, `(urgent)`): a catalog
     # row's mark must not carry an order past the rule.
     r"(?:[\[(][^\])\n]{1,40}[\])][:,]?[ \t]+){0,3}"
     r"(?:(?:please|now|so|and|then|also|ok|okay|first|next|finally|important|note"
     r"|attention|hey|assistant|ai|agent|claude|always|just|simply|immediately|quietly"
-    r"|silently|kindly)[,:!.]?[ \t]+)*"
-    r"(?:(?:you|the[ \t]+(?:assistant|agent|model|ai))[ \t]+"
+    r"|silently|kindly|nb|from[ \t]+now[ \t]+on|in[ \t]+this[ \t]+repo(?:sitory)?)[,:!.]?[ \t]+)*"
+    r"(?:(?:you|(?:the[ \t]+)?(?:assistants?|agents?|models?|ai))[ \t]+"
     r"(?:must|should|need[ \t]+to|have[ \t]+to|will|shall|are[ \t]+to)[ \t]+)?$",
     MULTILINE,  # `^` then also matches where a search starts just after a newline
 )
