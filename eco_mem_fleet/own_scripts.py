@@ -58,7 +58,13 @@ def _template_path_rule():
     file = scripts / "scripts" / "ecomem" / "path_rule.py"
     spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # No bytecode cache beside it: a template checkout used as Copier's source would
+    # render the cache into every host (extensions/protocol.py loads it the same way).
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = saved
     return module
 
 

@@ -378,3 +378,22 @@ def test_a_copy_by_a_python_that_writes_bytecode_renders_none(
     )
     assert (dst / SKILL / "SKILL.md").is_file()
     assert not list(dst.rglob("*.pyc"))
+
+
+def test_the_readme_says_how_much_code_lands(rendered: Path) -> None:
+    """README's counts of what an install adds hold within a tenth of a render's."""
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    said = re.search(
+        r"adds (\d+) files\. (\d+) of them are the skill's scripts: about\s+([\d,]+) lines",
+        readme,
+    )
+    assert said, "README no longer says how much code lands"
+    files, scripts, lines = (int(value.replace(",", "")) for value in said.groups())
+    listed = git(rendered, "ls-files", "--others", "--cached", "--exclude-standard").split("\n")
+    listed = [path for path in listed if path]
+    python = [path for path in listed if path.endswith(".py")]
+    counted = sum((rendered / path).read_text(encoding="utf-8").count("\n") for path in python)
+    for stated, measured in ((files, len(listed)), (scripts, len(python)), (lines, counted)):
+        assert abs(stated - measured) <= measured / 10, (stated, measured)

@@ -124,8 +124,8 @@ def test_find_escapes_pipes_so_each_line_splits_into_its_cells(host: Path) -> No
 
     line = mem(host, "find", "tee").stdout.strip()
 
-    assert line.split(" | ")[2] == "Pipe output through tee \\| grep"
-    assert len(line.split(" | ")) == 5  # path, slug, title, as_of, source
+    assert line.split(" | ")[1] == "Pipe output through tee \\| grep"
+    assert len(line.split(" | ")) == 4  # path (the slug is its stem), title, as_of, source
 
 
 # -- 4. blocks names the file whose bytes changed ---------------------------------------
