@@ -195,6 +195,14 @@ repos:
 """
 
 
+def refused_and_not_pushed(result, report: Path, name: str, hook_said: str) -> None:
+    """The run failed, and `name`'s row says its hook refused the result and no push."""
+    row = read_report(report)[name]
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (row["result"], row["pushed"]) == ("failed", False), row
+    assert f"host check pre-commit failed: {hook_said}" in row["message"]
+
+
 def test_an_upgrade_the_hosts_hooks_reject_is_not_pushed(template: Path, tmp_path: Path) -> None:
     origins, config = fleet_of(tmp_path, {"svc": REJECTS_V2_HEADING})
     installed = run("install", template, tmp_path, config, "--vcs-ref", "v1.0.0")
@@ -204,10 +212,7 @@ def test_an_upgrade_the_hosts_hooks_reject_is_not_pushed(template: Path, tmp_pat
 
     result = run("upgrade", template, tmp_path, config, "--report", str(report))
 
-    row = read_report(report)["svc"]
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert (row["result"], row["pushed"]) == ("failed", False), row
-    assert "host check pre-commit failed: keep the old memory heading" in row["message"]
+    refused_and_not_pushed(result, report, "svc", "keep the old memory heading")
     assert heads(origins) == before
 
 
@@ -277,8 +282,5 @@ def test_hooks_already_in_the_cache_run_and_can_stop_the_push(
 
     result = run("install", template, tmp_path, config, "--report", str(report))
 
-    row = read_report(report)["cached"]
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert (row["result"], row["pushed"]) == ("failed", False), row
-    assert "host check pre-commit failed: no AGENTS.md here" in row["message"]
+    refused_and_not_pushed(result, report, "cached", "no AGENTS.md here")
     assert heads(origins) == before
