@@ -34,6 +34,8 @@ exit codes:
                "load_bytes": int, "load_tokens": int, "load_budget": int,
                "thresholds": {name: int}}}
   entries are repository-relative; a procedure without a file is INDEX.md#NAME.
+--tidy --json prints {"version": 1, "unreviewed": int, "groups": [{"shared": [str],
+  "facts": [{"path": str, "title": str, "scope": str, "values": [str]}]}]}.
 
 Thresholds: the options below, else the install's `review_thresholds` answer
 (for example "unconfirmed_days=60,desk_days=7"), else the defaults shown.
