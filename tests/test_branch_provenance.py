@@ -182,10 +182,16 @@ def test_memory_on_the_default_branch_and_written_here_reads_as_today(
     git(maintainer, "commit", "-qm", "own memory")
     out = mem(maintainer, "context").stdout
     assert "own task" in out and "from branch" not in out
-    # A desk edited by hand and committed here is still this clone's (its reflog says so).
+    # A desk edited by hand reads as this clone's while the edit is uncommitted; once
+    # committed, a commit proves nothing about who wrote it: named until adopted once.
     desk = maintainer / MEMORY / "working/own-task.md"
     desk.write_text(desk.read_text().replace("## Next\n", "## Next\n- ship the fix\n"))
+    out = mem(maintainer, "context").stdout
+    assert "- ship the fix" in out and "from branch" not in out
     git(maintainer, "commit", "-qam", "progress")
+    out = mem(maintainer, "context").stdout
+    assert "- ship the fix" not in out and "desk `own-task`" in out
+    assert mem(maintainer, "adopt", "own-task").returncode == 0
     out = mem(maintainer, "context").stdout
     assert "- ship the fix" in out and "from branch" not in out
     found = mem(maintainer, "find", "builds", "deploys").stdout
@@ -204,11 +210,12 @@ def test_amending_the_branchs_commit_does_not_make_its_memory_ours(victim: Path)
     assert fact(victim, "Builds use make", body="Builds use make.").returncode == 0
     git(victim, "add", "-A")
     git(victim, "commit", "-qm", "own fact")
-    own = victim / MEMORY / "semantic/builds-use-make.md"
-    own.write_text(own.read_text().replace("Builds use make.", "Builds use GNU make."))
+    assert (
+        mem(victim, "revise", "builds-use-make", "--body", "Builds use GNU make.").returncode == 0
+    )
     git(victim, "commit", "-q", "-a", "--amend", "--no-edit")
     found = mem(victim, "find", "builds").stdout
-    assert "Builds use make" in found and "`builds-use-make`" not in found
+    assert "Builds use make" in found and "`builds-use-make`" not in found  # its writes
 
 
 def test_the_hook_never_runs_the_work_tree_scripts(victim: Path) -> None:
@@ -456,3 +463,26 @@ def test_a_desk_committed_and_pushed_here_stays_ours(origin: Path, tmp_path: Pat
     git(here, "fetch", "-q", "origin")
     out = mem(here, "context").stdout
     assert "own push" in out and "from branch" not in out
+
+
+def test_hundreds_of_catalogs_are_read_in_pieces_git_takes(ecomem, tmp_path: Path) -> None:
+    """444 changed catalogs' blob ids overflowed git's stdin limit in one call: the
+    comparison crashed and the digest showed a branch's desk as the agent's own."""
+    from ecomem.store.provenance import _blobs
+
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo))
+    texts = [f"| row {n} |\n" for n in range(500)]
+    ids = []
+    for text in texts:
+        done = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=repo,
+            input=text,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        ids.append(done.stdout.strip())
+    assert len("\n".join(ids)) > 16384
+    assert _blobs(str(repo), ids) == dict(zip(ids, texts))

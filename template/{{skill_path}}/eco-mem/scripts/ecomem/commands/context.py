@@ -189,7 +189,7 @@ def branch_memory(root: str):
         return provenance.unreviewed(root)
     except Exception:
         debug()
-        return provenance.NOTHING
+        return provenance.Unknown(None)
 
 
 def always_block(root: str, review) -> str:

@@ -13,10 +13,12 @@ reads as today. When HEAD is the default's own commit nothing differs, and git i
 even asked.
 
 A memory file is this clone's own when its bytes differ from HEAD's (a local edit no
-commit made), when HEAD lacks it (never committed), when its hash is in the clone's
-record of writes (store/record.py, in the git dir), or when its last commit is one this
-clone made (the reflog, in the git dir too). A catalog is judged row by row: a row the
-default's catalog holds, or that the record or a local edit made, is read.
+commit made), when HEAD lacks it (never committed), or when its hash is in the clone's
+record of writes (store/record.py, in the git dir: the memory commands and `adopt` note
+there what they wrote). A commit made here proves nothing: a squash merge or a path
+checked out from a branch is committed as plainly as a hand edit, so a desk edited by
+hand and committed reads as the branch's until `adopt`. A catalog is judged row by row:
+a row the default's catalog holds, or that the record or a local edit made, is read.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def unreviewed(root) -> Review:
         return review
     try:
         return _compare(root, dirs, default)
-    except (OSError, Unanswered):
+    except Exception:  # whatever stopped the comparison (git, a limit, a bug) fails closed
         # Memory may have come from elsewhere and git could not say which: none of it is
         # shown as this clone's (a command line too long for many stores, git missing).
         return Unknown(default)
@@ -388,20 +390,20 @@ def _blobs(root: str, ids: list[str]) -> dict[str, str]:
     from ..git import GitCall
 
     wanted = list(dict.fromkeys(ids))
-    if not wanted:
-        return {}
-    code, out = GitCall(
-        root, "cat-file", "--batch", given="\n".join(wanted).encode() + b"\n"
-    ).result()
-    texts, at = {}, 0
-    while code == 0 and at < len(out):
-        end = out.find(b"\n", at)
-        header = out[at:end].split()
-        if len(header) != 3:
-            break
-        size = int(header[2])
-        texts[header[0].decode()] = out[end + 1 : end + 1 + size].decode("utf-8", "replace")
-        at = end + 1 + size + 1
+    texts = {}
+    for chunk in _chunks([blob.encode() + b"\n" for blob in wanted]):
+        code, out = GitCall(root, "cat-file", "--batch", given=chunk).result()
+        if code != 0:
+            raise Unanswered
+        at = 0
+        while at < len(out):
+            end = out.find(b"\n", at)
+            header = out[at:end].split()
+            if len(header) != 3:
+                raise Unanswered
+            size = int(header[2])
+            texts[header[0].decode()] = out[end + 1 : end + 1 + size].decode("utf-8", "replace")
+            at = end + 1 + size + 1
     return texts
 
 
@@ -429,82 +431,25 @@ MAX_ASKED = 20  # commits looked up; past them an item is named without one
 
 
 def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
-    """Fill in each item's last commit and author (git log, one call per path). A desk
-    or entry whose last commit this clone made (its reflog says `commit`, in the git dir)
-    is this clone's own: a desk edited by hand and committed here reads as today. A
-    catalog is not judged so: a commit of ours may keep a row someone else wrote."""
+    """Fill in each item's last commit and author (git log, one call per path). A commit
+    names where an item came from, never who wrote it: a squash merge, `cherry-pick -n`
+    or `checkout BRANCH -- PATH` commits a branch's memory here as plainly as a hand
+    edit does, so only the record of writes and a local edit make memory this clone's."""
     from ..git import GitCall
 
     paths = list(dict.fromkeys([*review.files, *review.rows]))[:MAX_ASKED]
     calls = {
         path: GitCall(root, "log", "-1", "--format=%H%x00%an", "HEAD", "--", path) for path in paths
     }
-    ours = own_commits(dirs) if review.files else set()
-    answers = {}
     for path, call in calls.items():
         code, out = call.result()
-        answers[path] = (code, out.decode("utf-8", "replace").strip().partition("\0"))
-    committed_here = [
-        path
-        for path, (code, (commit, _, _)) in answers.items()
-        if code == 0 and commit in ours and path in review.files
-    ]
-    taken = taken_from_elsewhere(root, committed_here, ours)
-    for path, (code, (commit, _, author)) in answers.items():
+        commit, _, author = out.decode("utf-8", "replace").strip().partition("\0")
         if code != 0 or not HEX.fullmatch(commit):
-            continue
-        if path in committed_here and path not in taken:
-            del review.files[path]
             continue
         author = plain(author, PLAIN_AUTHOR)
         for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
             if origin is not None:
                 origin.commit, origin.author = commit[:7], author
-
-
-MAX_REFS = 200  # remote branches compared with; past them, a commit here proves nothing
-
-
-def taken_from_elsewhere(root: str, paths: list[str], ours: set[str]) -> set[str]:
-    """The `paths` whose bytes at HEAD are what some other remote branch holds there.
-
-    A commit made here is no proof of authorship: `git merge --squash`, `cherry-pick -n`,
-    `checkout BRANCH -- PATH` and `reset --soft` all stage a branch's memory for a plain
-    `commit`. Such a file is still that branch's, so it stays unreviewed. A remote branch
-    whose tip this clone made (its own push) is not "elsewhere"."""
-    from ..git import GitCall
-
-    if not paths:
-        return set()
-    code, out = GitCall(
-        root, "for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"
-    ).result()
-    if code != 0:
-        return set(paths)
-    refs = []
-    for line in out.decode("utf-8", "replace").splitlines():
-        tip, _, name = line.partition(" ")
-        if tip not in ours and not name.endswith("/HEAD") and "\n" not in name:
-            refs.append(name)
-    if len(refs) > MAX_REFS:
-        return set(paths)  # too many to compare: fail closed, `adopt` settles it
-    asked = [f"HEAD:{path}" for path in paths]
-    asked += [f"{ref}:{path}" for ref in refs for path in paths]
-    ids = []
-    for chunk in _chunks([name.encode("utf-8", "surrogateescape") + b"\n" for name in asked]):
-        code, out = GitCall(root, "cat-file", "--batch-check=%(objectname)", given=chunk).result()
-        if code != 0:
-            return set(paths)
-        ids += out.decode("utf-8", "replace").splitlines()
-    if len(ids) != len(asked):
-        return set(paths)
-    here = dict(zip(paths, ids[: len(paths)]))
-    taken = set()
-    for at, name in enumerate(asked[len(paths) :]):
-        path = name.split(":", 1)[1]
-        if ids[len(paths) + at] == here[path]:
-            taken.add(path)
-    return taken
 
 
 def _chunks(lines: list[bytes]) -> list[bytes]:
@@ -518,38 +463,3 @@ def _chunks(lines: list[bytes]) -> list[bytes]:
             piece = b""
         piece += line[:MAX_INPUT]
     return [*pieces, piece] if piece else pieces
-
-
-# Reflog messages of a commit made in this clone; a merge, pull, rebase or cherry-pick
-# writes other words, and the commits they bring are someone else's. An amend is ours
-# only when the commit it replaced was: amending a branch's tip would otherwise make
-# everything that commit brought read as written here.
-OWN_COMMIT = ("commit:", "commit (initial):")
-AMEND = "commit (amend):"
-REFLOG_BYTES = 1024 * 1024  # the newest part of a long reflog is enough
-
-
-def own_commits(dirs: tuple[str, str]) -> set[str]:
-    """The commits this work tree made itself, from HEAD's reflog and the branch's."""
-    from ..git import read_small
-
-    logs = [os.path.join(dirs[0], "logs", "HEAD")]
-    head = read_small(os.path.join(dirs[0], "HEAD"))
-    if head.startswith("ref: refs/heads/") and ".." not in head:
-        logs.append(os.path.join(dirs[1], "logs", head[5:].strip()))
-    found = set()
-    for log in logs:
-        try:
-            with open(log, "rb") as handle:
-                handle.seek(max(0, os.path.getsize(log) - REFLOG_BYTES))
-                text = handle.read(REFLOG_BYTES).decode("utf-8", "replace")
-        except OSError:
-            continue
-        for line in text.splitlines():
-            ids, tab, message = line.partition("\t")
-            parts = ids.split(" ", 2)
-            if not tab or len(parts) != 3:
-                continue
-            if message.startswith(OWN_COMMIT) or (message.startswith(AMEND) and parts[0] in found):
-                found.add(parts[1])
-    return found
