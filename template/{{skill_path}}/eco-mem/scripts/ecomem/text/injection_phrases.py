@@ -109,7 +109,8 @@ COMMAND_POSITION = lazy(
     r"|[.!?;:][ \t]+|(?:--|\u2014|\u2013|(?<=[ \t])-)[ \t]+|<!--[ \t]*"
     # A link's destination and an attribute's value: a renderer hides them, but find
     # and the digest print a row's text raw, so an order there reaches the agent.
-    r"|\]\(<?[ \t]*|=[ \t]*[\"'][ \t]*)"
+    r"|\]\(<?[ \t]*|\]\(<?[^)\s]*>?[ \t]+[\"'(][ \t]*|\]:[ \t]*<?[^>\s]*>?[ \t]+[\"'(][ \t]*"
+    r"|=[ \t]*[\"']?[ \t]*)"
     r"(?:(?:\*\*|__|\*|_)[ \t]*)?"
     # A short tag in brackets ahead of the order (`[always]`, `(urgent)`): a catalog
     # row's mark must not carry an order past the rule.
