@@ -486,3 +486,22 @@ def test_hundreds_of_catalogs_are_read_in_pieces_git_takes(ecomem, tmp_path: Pat
         ids.append(done.stdout.strip())
     assert len("\n".join(ids)) > 16384
     assert _blobs(str(repo), ids) == dict(zip(ids, texts))
+
+
+def test_a_comparison_git_cannot_make_names_all_memory_and_adopts_nothing(victim: Path) -> None:
+    """The default branch names a commit this clone lacks: git cannot compare, and every
+    reader names memory instead of showing it."""
+    packed = victim / ".git/packed-refs"
+    if packed.is_file():
+        packed.write_text(
+            "".join(
+                line for line in packed.read_text().splitlines(True) if "origin/main" not in line
+            )
+        )
+    (victim / ".git/refs/remotes/origin").mkdir(parents=True, exist_ok=True)
+    (victim / ".git/refs/remotes/origin/main").write_text("1" * 40 + "\n")
+    out = mem(victim, "context").stdout
+    assert "all memory" in out and "pick yours up" not in out
+    assert not any(order in out for order in ORDERS), out
+    adopted = mem(victim, "adopt", "--all")
+    assert adopted.returncode == 1 and "could not compare" in adopted.stderr

@@ -42,6 +42,15 @@ def run(root: Path, args: argparse.Namespace) -> int:
     if bool(args.slug) == bool(args.all):
         raise UsageError("name one SLUG, or pass --all")
     review = unreviewed(root)
+    from ..store.provenance import Unknown
+
+    if isinstance(review, Unknown):
+        print(
+            "git could not compare this branch with the default one, so nothing here can be"
+            " vouched for: run `git status` and `git fetch origin`, then adopt again",
+            file=sys.stderr,
+        )
+        return 1
     items = chosen(review, args.slug)
     if not items:
         if args.all:

@@ -332,14 +332,17 @@ def _really_edited(root: str, listed: set[str]) -> set[str]:
     if not listed:
         return set()
     paths = sorted(listed)
-    # One git each, all started before any is waited on (a batch stops at the first path
-    # in git 2.39); the files a clone edited since HEAD are seldom many.
-    calls = [(path, GitCall(root, "cat-file", "--filters", f"HEAD:{path}")) for path in paths]
+    # One git each (a batch stops at the first path in git 2.39), started RUNNING at a
+    # time before any is waited on: a branch can make many files look edited, and a
+    # process each at once would run out of file descriptors.
     checked_out = {}
-    for path, call in calls:
-        code, out = call.result()
-        if code == 0:  # else not in HEAD: an edit of this clone's
-            checked_out[path] = out
+    for start in range(0, len(paths), RUNNING):
+        window = paths[start : start + RUNNING]
+        calls = [(path, GitCall(root, "cat-file", "--filters", f"HEAD:{path}")) for path in window]
+        for path, call in calls:
+            code, out = call.result()
+            if code == 0:  # else not in HEAD: an edit of this clone's
+                checked_out[path] = out
     edited = set()
     for path in paths:
         data = _read(os.path.join(root, path))
@@ -428,6 +431,7 @@ def plain(text: str, shape) -> str:
 
 
 MAX_ASKED = 20  # commits looked up; past them an item is named without one
+RUNNING = 32  # git processes started together for the edited files
 
 
 def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
