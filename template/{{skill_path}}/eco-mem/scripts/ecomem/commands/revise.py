@@ -94,27 +94,7 @@ def _revise_fact(hit: Hit, args: Namespace, body: str | None, today: date) -> ga
         )
         raise _refuse(hit, "semantic.user-confirmed", message)
     cited = _cites(args, f"{hit.drawer.relpath}/{hit.file}")
-    change = change_fact(hit, lines, args.title, _fields(args, today), body, cited)
-    return _remark(change, hit, "one-liner", args)
-
-
-def _remark(change: gate.Change, hit: Hit, column: str, args: Namespace) -> gate.Change:
-    """Apply --always or --not-always to the row `change` writes: a title or a use-when
-    given alone keeps the row's mark."""
-    if args.always is None and not args.not_always:
-        return change
-    if args.always is not None and args.not_always:
-        raise UsageError("--always and --not-always together: give one")
-    from ..store.always import unmarked
-    from ..store.catalog import parse_catalog
-
-    row = next(row for row in parse_catalog(change.index_lines).rows if row.line == hit.row.line)
-    cells = list(row.cells)
-    at = hit.drawer.catalog.columns.index(column)
-    text = unmarked(cells[at])
-    cells[at] = text if args.not_always else always_mark(text, args.always)
-    change.index_lines = replace_row(change.index_lines, row, cells)
-    return change
+    return change_fact(hit, lines, args.title, _fields(args, today), body, cited, args)
 
 
 def _cites(args: Namespace, where: str) -> list[str] | None:
@@ -142,13 +122,14 @@ def change_fact(
     fields: dict[str, str],
     body: str | None,
     cites: list[str] | None = None,
+    marking: Namespace | None = None,
 ) -> gate.Change:
+    """`marking`: revise's options, whose --always or --not-always change the row's mark."""
     title = one_line("--title", title) if title is not None else None
     columns = hit.drawer.catalog.columns
     cells = list(hit.row.cells)
-    if title is not None:
-        at = columns.index("one-liner")
-        cells[at] = keep_mark(cells[at], title)
+    at = columns.index("one-liner")
+    cells[at] = revised_text(cells[at], title, marking)
     for name in ("as_of", "source"):
         if name in fields:
             cells[columns.index(name)] = fields[name]
@@ -174,9 +155,9 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
     columns = hit.drawer.catalog.columns
     cells = list(hit.row.cells)
     change = gate.Change("procedural")
-    if args.use_when is not None:
-        at = columns.index("use when")
-        cells[at] = keep_mark(cells[at], one_line("--use-when", args.use_when))
+    use_when = one_line("--use-when", args.use_when) if args.use_when is not None else None
+    at = columns.index("use when")
+    cells[at] = revised_text(cells[at], use_when, args)
     if args.points_to is not None:
         cells[columns.index("points to")] = repo_path(
             store.root, one_line("--points-to", args.points_to)
@@ -207,15 +188,25 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
         change.files[hit.file] = shapes.with_cites(_entry_lines(hit), cited)
     change.index_lines = replace_row(hit.drawer.index_lines, hit.row, cells)
     change.rows.add(hit.row.line)
-    return _remark(change, hit, "use when", args)
+    return change
 
 
-def keep_mark(old: str, new: str) -> str:
-    """`new` text for a row cell, with the [always] mark `old` carried (store/always.py)."""
-    from ..store.always import mark_of, marked
+def revised_text(old: str, new: str | None, marking: Namespace | None) -> str:
+    """A row's text cell after a revise (store/always.py): the new text (else the old)
+    keeps the old [always] mark, unless --always sets another or --not-always drops it."""
+    from ..store.always import mark_of, marked, unmarked
 
+    always = getattr(marking, "always", None)
+    drop = getattr(marking, "not_always", False)
+    if always is not None and drop:
+        raise UsageError("--always and --not-always together: give one")
+    text = old if new is None else new
     mark = mark_of(old)
-    return marked(new, mark[0]) if mark is not None and mark_of(new) is None else new
+    if new is not None and mark is not None and mark_of(new) is None:
+        text = marked(new, mark[0])
+    if drop:
+        return unmarked(text)
+    return text if always is None else always_mark(unmarked(text), always)
 
 
 def confirm(args: Namespace, store: Store, today: date) -> gate.Change:
