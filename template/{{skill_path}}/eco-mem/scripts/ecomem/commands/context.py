@@ -221,12 +221,12 @@ def always_block(root: str, review) -> str:
     kept, size = [head], len(head.encode("utf-8"))
     for index, line in enumerate(lines):
         more = f"- {len(lines) - index} more: `find` prints them"
-        encoded = line.encode("utf-8")[:RULE_BYTES].decode("utf-8", "ignore")
-        if size + len(encoded.encode("utf-8")) + len(more) + 2 > RULES_BUDGET:
+        cut = line.encode("utf-8")[:RULE_BYTES].decode("utf-8", "ignore").encode("utf-8")
+        if size + len(cut) + len(more) + 2 > RULES_BUDGET:
             kept.append(more)
             break
-        kept.append(encoded)
-        size += len(encoded.encode("utf-8")) + 1
+        kept.append(cut.decode("utf-8"))
+        size += len(cut) + 1
     return "\n".join(kept)
 
 

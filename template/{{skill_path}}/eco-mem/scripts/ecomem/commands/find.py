@@ -204,7 +204,9 @@ def withhold_orders(matches: list[Match]) -> None:
         for name, value in match.cells.items():
             # A marked cell is judged with its mark and without: `[always] ` must not
             # carry an order past the rule as a lead-in it does not know.
-            if value and (scan(match.path, [value, unmarked(value)]) or malformed(value)):
+            rest = unmarked(value)
+            judged = [value] if rest is value else [value, rest]
+            if value and (scan(match.path, judged) or malformed(value)):
                 match.cells[name] = WITHHELD
                 match.withheld.append(name)
 

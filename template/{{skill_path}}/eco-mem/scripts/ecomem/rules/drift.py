@@ -97,8 +97,11 @@ def _desk_rows(drawer: Drawer) -> list[Finding]:
 
 def _malformed_marks(drawer: Drawer) -> list[Finding]:
     """A row text that starts like an [always] mark but is none (store/always.py): its
-    brackets could carry words no reader judges, so it is an error, never a rule."""
-    from ..store.always import CELL, MAX_PATTERNS, malformed
+    brackets could carry words no reader judges, so it is an error, never a rule. A
+    well-formed mark's text is judged as find and the digest show it, without the mark:
+    a long mark is no lead-in the injection rule knows, so the row's own reading of it
+    could miss an order behind it."""
+    from ..store.always import CELL, MAX_PATTERNS, malformed, unmarked
 
     column = CELL.get(drawer.name)
     if column not in drawer.catalog.columns:
@@ -109,8 +112,18 @@ def _malformed_marks(drawer: Drawer) -> list[Finding]:
         " comma-separated paths or globs of letters, digits and . _ - / * ?, then a space;"
         " fix the mark with `revise SLUG --always PATHS` or drop it with `--not-always`"
     )
-    return [
-        Finding(drawer.index_relpath, row.line, "catalog.always-mark", ERROR, message)
-        for row in drawer.catalog.rows
-        if len(row.cells) > at and malformed(row.cells[at])
-    ]
+    findings = []
+    for row in drawer.catalog.rows:
+        text = row.cells[at] if len(row.cells) > at else ""
+        if malformed(text):
+            findings.append(
+                Finding(drawer.index_relpath, row.line, "catalog.always-mark", ERROR, message)
+            )
+        elif text.startswith("[always"):
+            from ..text.injection import scan
+
+            findings += [
+                finding._replace(line=row.line, severity=ERROR)
+                for finding in scan(drawer.index_relpath, [unmarked(text)])
+            ]
+    return findings
