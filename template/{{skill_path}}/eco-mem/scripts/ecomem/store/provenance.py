@@ -219,15 +219,16 @@ def _packed_or_loose(common: str, ref: str) -> str:
     return ""
 
 
-def batches(folders: list[str]) -> list[list[str]]:
-    """`folders` in groups whose paths fit one command line (ARGS_BYTES each)."""
+def batches(items: list[str], limit: int = ARGS_BYTES) -> list[list[str]]:
+    """`items` in groups that fit one git call: each item and its separator add up to at
+    most `limit` bytes (a command line's paths, or the lines fed to its stdin)."""
     groups, size = [[]], 0
-    for folder in folders:
-        if groups[-1] and size + len(folder) + 1 > ARGS_BYTES:
+    for item in items:
+        if groups[-1] and size + len(item) + 1 > limit:
             groups.append([])
             size = 0
-        groups[-1].append(folder)
-        size += len(folder) + 1
+        groups[-1].append(item)
+        size += len(item) + 1
     return groups
 
 
@@ -389,13 +390,15 @@ def _digest(data: bytes) -> str:
 
 
 def _blobs(root: str, ids: list[str]) -> dict[str, str]:
-    """{blob id: its text} from one `git cat-file --batch`."""
-    from ..git import GitCall
+    """{blob id: its text} from `git cat-file --batch`, in calls its stdin takes."""
+    from ..git import MAX_INPUT, GitCall
 
-    wanted = list(dict.fromkeys(ids))
     texts = {}
-    for chunk in _chunks([blob.encode() + b"\n" for blob in wanted]):
-        code, out = GitCall(root, "cat-file", "--batch", given=chunk).result()
+    for group in batches(list(dict.fromkeys(ids)), MAX_INPUT):
+        if not group:
+            continue
+        given = "\n".join(group).encode() + b"\n"
+        code, out = GitCall(root, "cat-file", "--batch", given=given).result()
         if code != 0:
             raise Unanswered
         at = 0
@@ -454,16 +457,3 @@ def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
         for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
             if origin is not None:
                 origin.commit, origin.author = commit[:7], author
-
-
-def _chunks(lines: list[bytes]) -> list[bytes]:
-    """`lines` joined into pieces git's stdin takes in one call (git.MAX_INPUT)."""
-    from ..git import MAX_INPUT
-
-    pieces, piece = [], b""
-    for line in lines:
-        if piece and len(piece) + len(line) > MAX_INPUT:
-            pieces.append(piece)
-            piece = b""
-        piece += line[:MAX_INPUT]
-    return [*pieces, piece] if piece else pieces
