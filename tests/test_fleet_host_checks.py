@@ -118,13 +118,8 @@ def test_install_pushes_only_what_passes_the_hosts_pre_commit(
     }
     origins, config = fleet_of(tmp_path, configs)
     before = heads(origins)
-    report = tmp_path / "install.jsonl"
 
-    result = run("install", template, tmp_path, config, "--report", str(report), "-j", "2")
-
-    rows = read_report(report)
-    said = result.stdout + result.stderr
-    assert result.returncode == 1 and "Traceback" not in said, said
+    result, rows = install_failing_some(template, tmp_path, config)
     rejected = rows["rejects"]
     assert (rejected["result"], rejected["pushed"]) == ("failed", False), rejected
     assert "host check pre-commit failed" in rejected["message"]
@@ -195,6 +190,16 @@ repos:
 """
 
 
+def install_failing_some(template: Path, root: Path, config: Path):
+    """One install over the fleet (-j 2, a JSON report) in which some repository fails:
+    exit 1, no traceback, and every repository's row."""
+    report = root / "install.jsonl"
+    result = run("install", template, root, config, "--report", str(report), "-j", "2")
+    said = result.stdout + result.stderr
+    assert result.returncode == 1 and "Traceback" not in said, said
+    return result, read_report(report)
+
+
 def refused_and_not_pushed(result, report: Path, name: str, hook_said: str) -> None:
     """The run failed, and `name`'s row says its hook refused the result and no push."""
     row = read_report(report)[name]
@@ -226,13 +231,8 @@ def test_a_refused_push_a_broken_clone_and_a_failing_hook_each_get_their_row(
     hook.chmod(0o755)
     shutil.move(origins["gone"], tmp_path / "moved-away.git")
     before = heads(origins)
-    report = tmp_path / "install.jsonl"
 
-    result = run("install", template, tmp_path, config, "--report", str(report), "-j", "2")
-
-    rows = read_report(report)
-    said = result.stdout + result.stderr
-    assert result.returncode == 1 and "Traceback" not in said, said
+    _, rows = install_failing_some(template, tmp_path, config)
     assert {name: row["result"] for name, row in rows.items()} == {
         "fine": "installed",
         "protected": "failed",
