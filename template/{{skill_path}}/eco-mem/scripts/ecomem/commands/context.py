@@ -202,12 +202,13 @@ def always_block(root: str, review) -> str:
 
     here = stores.working_folder(root)
     around = stores.enclosing(stores.all_stores(root), here)
+
+    # A branch's row, unreviewed, is named in its own block and never shown here.
+    def unreviewed(catalog: str, line: str, entry: str) -> bool:
+        return bool(review.row(catalog, line) or (entry and review.file(entry)))
+
     lines = []
     for store in around:
-        # A branch's row, unreviewed, is named in its own block and never shown here.
-        def unreviewed(catalog: str, line: str, entry: str) -> bool:
-            return bool(review.row(catalog, line) or (entry and review.file(entry)))
-
         for row in marked_rows(root, store, [here] if here else [], unreviewed):
             text = row.text if not scan(row.catalog, [row.text]) else WITHHELD_RULE
             lines.append(f"- {text}")

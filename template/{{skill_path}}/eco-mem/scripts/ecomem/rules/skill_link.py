@@ -54,6 +54,7 @@ def _names_a_folder(path: Path, real_root: str) -> bool:
         return False
     if not target or "\n" in target or "\0" in target or os.path.isabs(target):
         return False
+    from ..safe_open import _inside  # the writers' own test of a resolved path
+
     folder = os.path.realpath(os.path.join(os.path.dirname(path), target))
-    inside = folder == real_root or folder.startswith(real_root + os.sep)
-    return inside and os.path.isdir(folder)
+    return _inside(folder, real_root) and os.path.isdir(folder)
