@@ -6,8 +6,11 @@ DESCRIPTION and EPILOG (its own --help), `add_arguments(parser)` and
 cli.py is the only place that prints a failure. ROOTED = False means the module
 adds `--root` itself (commands whose options live on sub-commands).
 
-The names on the left are a stable contract: copier migrations and the fleet call
-them, so a command is never renamed.
+The names on the left are a stable contract: hooks, CI and the fleet call them, so a
+command is never renamed. What only an operator runs (install, upgrade, uninstall,
+migrations, the experiment kit) is eco_mem_ops/ in the template repository, run as
+`ops.py` from a checkout of a release; `upgrade` and `uninstall` stay here only to
+name their replacement (moved.py).
 """
 
 from __future__ import annotations
@@ -27,18 +30,14 @@ TABLE = {
     "verify": "verify",
     "review": "review",
     # Keeping the install right in the host.
-    "blocks": "blocks",
     "track": "track",
-    "upgrade": "upgrade",
-    "catalog-migrate": "catalog_migrate",
-    "restore-indexes": "restore_indexes",
-    "uninstall": "uninstall",
     "init": "init",
     # Merging parallel branches (docs/teamwork.md).
     "merge-catalog": "merge_catalog",
     "resolve": "resolve",
-    # Measuring it against an agent.
-    "experiment": "experiment",
+    # Run by the operator from a release checkout (ops.py); here they say so.
+    "upgrade": "moved",
+    "uninstall": "moved",
 }
 
 

@@ -452,14 +452,14 @@ def scoped_to(root: Path, path: str, folder: str) -> bool:
 def run(root: Path, args) -> int:
     import sys
 
-    from ..experiment import is_experiment_clone
+    from ..experiment_clone import is_experiment_clone
     from ..store import stores
     from ..write.writer import finish_interrupted
     from .memory import MAX_ROWS
 
     if is_experiment_clone(root):
         # find is the load step: the kit takes its first run for the agent's first command.
-        from ..experiment.atime import snapshot_before_verify
+        from ..experiment_clone import snapshot_before_verify
 
         snapshot_before_verify(root, "find")
     drawers = (args.drawer,) if args.drawer else protocol.DRAWERS

@@ -41,7 +41,7 @@ def uncommitted(root: Path, paths: list[str]) -> set[str]:
 def run(root: Path, args: argparse.Namespace) -> int:
     from ..errors import UsageError
     from ..git import git
-    from ..install import blocks, packages
+    from ..hostfiles import blocks, packages
     from ..store import stores
     from . import track
 

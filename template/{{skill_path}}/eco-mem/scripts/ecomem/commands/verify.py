@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import protocol
 from ..errors import UsageError
-from ..experiment import is_experiment_clone
+from ..experiment_clone import is_experiment_clone
 from ..findings import ERROR, WARNING, Finding
 from ..gitsetup import track as tracking
 from ..rules import registry
@@ -191,7 +191,7 @@ def stores_checked(root: Path) -> list[str]:
 def run(root: Path, args) -> int:
     if is_experiment_clone(root):
         # An agent-experiment clone: record memory access times before anything is read.
-        from ..experiment.atime import snapshot_before_verify
+        from ..experiment_clone import snapshot_before_verify
 
         snapshot_before_verify(root)
     today = date.today()

@@ -87,7 +87,7 @@ def _desk_rows(drawer: Drawer) -> list[Finding]:
     and the row a `git commit -a` would carry to every clone."""
     message = (
         "desk rows are gone: a desk is listed by its own file; delete the row"
-        " (`eco_mem.py restore-indexes` does it) and commit"
+        " (the next `copier update` does it) and commit"
     )
     return [
         Finding(drawer.index_relpath, row.line, "working.desk-row", ERROR, message)

@@ -173,13 +173,13 @@ def _linked(relpath: str, why: str, what: str) -> Finding:
     if why == NESTED:
         message = (
             f"the {what} {why}, so nothing in it is read: this repository's memory lives in"
-            " its own history; `git rm` the submodule, then `eco_mem.py restore-indexes`"
+            " its own history; `git rm` the submodule, then `copier update` puts the INDEX files back"
         )
         return Finding(relpath, 0, "structure.nested-repository", ERROR, message)
     rule = "drift.path-escapes" if why == OUT else "structure.link"
     message = (
         f"the {what} {why}, so nothing in it is read; replace the link with a real"
-        " folder (`git rm` it, then `eco_mem.py restore-indexes`)"
+        " folder (`git rm` it, then `copier update` puts the INDEX files back)"
     )
     return Finding(relpath, 0, rule, ERROR, message)
 
@@ -285,7 +285,7 @@ def _load_drawer(folder: Path, drawer: Drawer, listing: dict, unread: list) -> l
             drawer.entries[item.name] = Entry(drawer.name, item.name, relpath, lines)
     if drawer.index_lines is None:
         if not (folder / INDEX).exists():
-            message = "INDEX.md missing; restore it with `copier update` or the upgrade command"
+            message = "INDEX.md missing; restore it with `copier update`"
             findings.append(
                 Finding(drawer.index_relpath, 0, "structure.missing-index", ERROR, message)
             )

@@ -116,7 +116,7 @@ def read_unseen(path: str | os.PathLike[str], past_caps: list | None = None) -> 
     """An entry's lines, read without moving its access time; None when it cannot be.
     A file past the caps is not read either; `past_caps`, when given, gets why.
 
-    The agent-experiment kit (experiment/atime.py) tells which memory files an agent
+    The agent-experiment kit (eco_mem_ops/experiment/atime.py, outside the host) tells which memory files an agent
     opened by their access times, so a command that reads an entry on the agent's
     behalf, such as find checking citations, must leave no trace: O_NOATIME where the
     system allows it (Linux, for the file's owner), else the old times are put back.

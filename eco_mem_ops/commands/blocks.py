@@ -11,7 +11,7 @@ import argparse
 import os
 from pathlib import Path
 
-from ..errors import UsageError
+from ecomem.errors import UsageError
 
 HELP = "write or refresh the AGENTS.md / CLAUDE.md blocks (every package store's too) and the Claude Code hook"
 DESCRIPTION = """\
@@ -32,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(root: Path, args: argparse.Namespace) -> int:
     import sys
 
-    from ..install import blocks, hooks, packages
+    from ecomem.hostfiles import blocks, packages
+
+    from ..install import hooks
 
     existed = {name: os.path.lexists(root / name) for name in (*HOST_FILES, hooks.SETTINGS)}
     try:

@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import UsageError
+from ecomem.errors import UsageError
+
 from ..experiment.key import KINDS
 
 EXIT_OK, EXIT_FAIL, EXIT_UNDECIDED = 0, 1, 2  # 2: inconclusive
@@ -73,7 +74,7 @@ ROOTED = False  # plant acts on this repository; score only on the clone it is g
 
 
 def add_arguments(experiment: argparse.ArgumentParser) -> None:
-    from . import add_root
+    from ecomem.commands import add_root
 
     actions = experiment.add_subparsers(dest="action", metavar="ACTION", required=True)
     plant = actions.add_parser(

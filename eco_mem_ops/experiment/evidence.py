@@ -59,7 +59,7 @@ def from_verify(root: Path) -> list[str]:
 
 def from_git(root: Path, key: dict) -> list[str]:
     """Commits since plant, and paths that differ from the planted commit."""
-    from ..git import git  # the scorer waits on git anyway
+    from ecomem.git import git  # the scorer waits on git anyway
 
     found = []
     planted = key.get("planted_head")

@@ -23,10 +23,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from .. import protocol
-from ..errors import UsageError
-from ..git import git
-from ..safe_open import write_text
+from ecomem import protocol
+from ecomem.errors import UsageError
+from ecomem.git import git
+from ecomem.safe_open import write_text
 
 # A release tag as Copier orders them (PEP 440, a leading `v` allowed): numbers, and an
 # optional pre-release part that `newest` skips, as Copier does by default.

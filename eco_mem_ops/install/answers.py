@@ -6,9 +6,9 @@ import os
 import re
 from pathlib import Path
 
-from .. import protocol
-from ..errors import UsageError
-from ..path_rule import is_git_dir, path_rule_problem
+from ecomem import protocol
+from ecomem.errors import UsageError
+from ecomem.path_rule import is_git_dir, path_rule_problem
 
 # The answers that name folders: judged by the template's one path rule on every read,
 # so a hand-edited answers file is refused before Copier or a command uses the path.

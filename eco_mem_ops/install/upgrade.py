@@ -28,11 +28,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .. import protocol
-from ..errors import UsageError
-from ..git import git
-from ..safe_open import make_folders, replace, write_text
-from ..store.load import INDEX
+from ecomem import protocol
+from ecomem.errors import UsageError
+from ecomem.git import git
+from ecomem.safe_open import make_folders, replace, write_text
+from ecomem.store.load import INDEX
+
 from . import template_source
 from .answers import read_answers, read_text, refuse_folders_out_of_place
 from .copier_run import released, run_copier
@@ -226,7 +227,7 @@ def ignored_install(root: Path) -> str:
     Copier computes what the team changed from git. A file git ignores looks
     deleted to it, and the update then deletes it for real.
     """
-    from ..gitsetup import track as tracking
+    from ecomem.gitsetup import track as tracking
 
     try:
         hidden = tracking.ask_git(root, tracking.paths_to_keep(root))

@@ -23,7 +23,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from .. import protocol
+from ecomem import protocol
+
 from . import releases as release_tags
 from . import template_source
 

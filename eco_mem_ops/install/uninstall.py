@@ -19,15 +19,16 @@ import shutil
 from collections import namedtuple
 from pathlib import Path
 
-from .. import protocol, safe_open
-from ..errors import UsageError
-from ..git import git, git_dirs, run_git
-from ..gitsetup import attributes, driver, track
-from ..gitsetup.markers import BlockError, remove_block, upsert_block
-from ..paths import inside
-from ..store.load import ROOT_FILES, WORKING_LOCK
+from ecomem import protocol, safe_open
+from ecomem.errors import UsageError
+from ecomem.git import git, git_dirs, run_git
+from ecomem.gitsetup import attributes, driver, track
+from ecomem.gitsetup.markers import BlockError, remove_block, upsert_block
+from ecomem.hostfiles.blocks import MARKDOWN_MARKERS
+from ecomem.paths import inside
+from ecomem.store.load import ROOT_FILES, WORKING_LOCK
+
 from . import hooks
-from .blocks import MARKDOWN_MARKERS
 
 
 class Change(namedtuple("Change", "step action path note apply")):
@@ -145,7 +146,7 @@ def instruction_blocks(root: Path, options) -> list[Change]:
 def package_stores(root: Path, options) -> list[Change]:
     """Each package store's AGENTS.md and CLAUDE.md blocks (written by `init`), and with
     --memory its drawers; kept, a store loses only the tool's own files, as the root's."""
-    from ..store.stores import package_of, package_stores
+    from ecomem.store.stores import package_of, package_stores
 
     changes: list[Change] = []
     for memory_dir in package_stores(root):

@@ -15,14 +15,16 @@ import tempfile
 from datetime import date
 from pathlib import Path
 
-from .. import protocol
-from ..errors import Refused
-from ..findings import ERROR
-from ..git import output as git_output
-from ..safe_open import remove, replace
-from ..store.catalog import parse_catalog
-from ..store.load import INDEX
-from ..store.rows import add_row
+from ecomem import protocol
+from ecomem.errors import Refused
+from ecomem.experiment_clone import memory_files
+from ecomem.findings import ERROR
+from ecomem.git import output as git_output
+from ecomem.safe_open import remove, replace
+from ecomem.store.catalog import parse_catalog
+from ecomem.store.load import INDEX
+from ecomem.store.rows import add_row
+
 from . import atime as experiment_atime
 from . import fixtures
 from . import key as experiment_key
@@ -132,7 +134,7 @@ def _plant_in_clone(clone: Path, kind: str, head: str) -> dict:
     commit_as_kit(clone, COMMIT_MESSAGE, ("--", memory), dates)
     key["planted_head"] = git_output(clone, "rev-parse", "HEAD")
     _hide_fixtures(clone)
-    key["atime"] = experiment_atime.reset(clone, experiment_atime.memory_files(clone, memory))
+    key["atime"] = experiment_atime.reset(clone, memory_files(clone, memory))
     experiment_key.save(clone, key)
     return key
 
@@ -144,8 +146,12 @@ def _hide_fixtures(clone: Path) -> None:
     the clone for the task would find the answer there instead of in memory, and see the
     experiment. git keeps the file (skip-worktree), so HEAD is the planted commit and the
     tree stays clean. score never needs it: what it checks is in the answer key.
+    The kit now lives with the operator (eco_mem_ops/), so only a host installed before
+    that move still holds a copy.
     """
     relpath = f"{protocol.SKILL_DIR}/scripts/ecomem/experiment/{Path(fixtures.__file__).name}"
+    if not os.path.lexists(clone / relpath):
+        return
     git_output(clone, "update-index", "--skip-worktree", "--", relpath)
     remove(clone, clone / relpath)
 
@@ -219,8 +225,8 @@ def _plant_episode(clone: Path, memory: str, as_of: str, token: str) -> dict:
 def _check_verify(clone: Path) -> None:
     # Every rule verify runs on the store; git's own (ignored paths, tracked desks) have
     # nothing to say about a clone made a moment ago.
-    from ..rules import registry
-    from ..store.load import load_store
+    from ecomem.rules import registry
+    from ecomem.store.load import load_store
 
     store, findings = load_store(clone)
     findings += registry.check_store(store, date.today())

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import protocol
-from ..safe_open import replace
-from ..store.catalog import parse_catalog
-from ..store.load import INDEX
+from ecomem import protocol
+from ecomem.safe_open import replace
+from ecomem.store.catalog import parse_catalog
+from ecomem.store.load import INDEX
 
 
 def strip_desk_rows(root: Path) -> int:

@@ -25,10 +25,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .. import protocol
-from ..errors import Refused
-from ..git import output as git_output
-from ..safe_open import write_text
+from ecomem import protocol
+from ecomem.errors import Refused
+from ecomem.experiment_clone import memory_files
+from ecomem.git import output as git_output
+from ecomem.safe_open import write_text
+
 from . import atime as experiment_atime
 from . import evidence as experiment_evidence
 from . import key as experiment_key
@@ -114,7 +116,7 @@ def _prepare(clone: Path, arm: str, head: str) -> None:
     key: dict = {"version": 1, "kind": "ab", "arm": arm, "memory_dir": memory}
     if arm == "eco-mem":
         key["always_loaded"] = always_loaded_eco_mem(clone)
-        files = experiment_atime.memory_files(clone, memory) + skill_files(clone)
+        files = memory_files(clone, memory) + skill_files(clone)
     else:
         from .pile import pile_text
 
@@ -154,8 +156,8 @@ def skill_files(clone: Path) -> list[str]:
 
 def always_loaded_eco_mem(clone: Path) -> dict:
     """Bytes a harness hands every session: the AGENTS.md block, the skill's front matter."""
-    from ..gitsetup.markers import locate_block
-    from ..install.blocks import MARKDOWN_MARKERS
+    from ecomem.gitsetup.markers import locate_block
+    from ecomem.hostfiles.blocks import MARKDOWN_MARKERS
 
     loaded = {}
     agents = clone / "AGENTS.md"

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import UsageError
+from ecomem.errors import UsageError
 
 HELP = "remove eco-mem from this repository (memory stays unless --memory)"
 DESCRIPTION = """\
@@ -36,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    from .. import protocol
+    from ecomem import protocol
+
     from ..install import uninstall
 
     changes = uninstall.plan(root, args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UsageError
+from ecomem.errors import UsageError
 
 HELP = "carry catalog rows across a release that reshapes a catalog (run by copier)"
 DESCRIPTION = """\
@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    from ..install import migrate, packages
+    from ..install import migrate
 
     try:
         renames = migrate.parse_renames(args.rename)
@@ -37,7 +37,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
             print(f"catalog rows set aside: {migrate.stash(root)}")
         else:
             print(f"catalog rows restored: {migrate.restore(root, renames)}")
-            moved = packages.reshape_packages(root, renames)
+            moved = migrate.reshape_packages(root, renames)
             if moved:
                 print(f"package catalog rows moved to the new header: {moved}")
     except ValueError as error:

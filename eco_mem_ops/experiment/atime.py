@@ -11,7 +11,7 @@ clone therefore tells git not to compare ctime (`core.trustctime false`), and th
 is refreshed after the mtimes are set and before the access times are.
 
 verify reads every entry. Run inside an experiment clone it first records the access
-times (a snapshot), so reads before it stay visible. `find` records one too: it is the
+times (a snapshot, ecomem/experiment_clone.py in the clone's own runtime), so reads before it stay visible. `find` records one too: it is the
 protocol's load step, so the first snapshot marks the agent's first memory command.
 Reads made before it are an observer's (someone looking around the clone, a grep), not
 the agent's: they are reported and never counted, and without any snapshot a read
@@ -31,20 +31,6 @@ DAY_NS = 86_400 * 1_000_000_000
 VERIFY_WINDOW_NS = 30 * 1_000_000_000  # verify's own reads land within this of its snapshot
 
 
-def memory_files(root: Path, memory_dir: str) -> list[str]:
-    """Repo-relative paths of every markdown file in the drawers, found without reading any."""
-    found = []
-    memory = root / memory_dir
-    for drawer in sorted(os.listdir(memory)) if memory.is_dir() else ():
-        folder = memory / drawer
-        if not folder.is_dir():
-            continue
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".md") and (folder / name).is_file():
-                found.append(f"{memory_dir}/{drawer}/{name}")
-    return found
-
-
 def read_unseen(path: Path) -> str:
     """The file's text, its access time put back: the scorer's own reads are no agent's."""
     before = path.stat()
@@ -56,7 +42,7 @@ def read_unseen(path: Path) -> str:
 
 def reads_recorded(folder: Path) -> bool:
     """Probe: does reading a file in `folder` move its access time forward?"""
-    from ..safe_open import write_bytes
+    from ecomem.safe_open import write_bytes
 
     probe = folder / "eco-mem-atime-probe"
     write_bytes(folder, probe, b"probe\n")
@@ -90,7 +76,7 @@ def mount_options(path: Path) -> str:
 
 def reset(root: Path, relpaths: list[str]) -> dict:
     """Give every file an access time a read will move, keeping git from reading them."""
-    from ..git import git, output  # only plant needs them; verify imports this module
+    from ecomem.git import git, output  # only plant needs them; verify imports this module
 
     mtime_ns = (time.time_ns() // 1_000_000_000 - 3600) * 1_000_000_000
     atime_ns = mtime_ns - 2 * DAY_NS  # older than mtime, and older than relatime's day
@@ -114,39 +100,6 @@ def reset(root: Path, relpaths: list[str]) -> dict:
         "reads_recorded": recorded,
         "git_status_reads": bool(moved),
     }
-
-
-def snapshot_before_verify(root: Path, command: str = "verify") -> None:
-    """Called first thing by verify and find: in an experiment clone, note the access times
-    and which command is about to read."""
-    try:
-        key = experiment_key.load(root)  # None outside an experiment clone
-        if key is None:
-            return
-        # The files plant reset (an A/B arm adds the skill's), else the drawers' today.
-        files = key.get("atime", {}).get("files") or memory_files(root, key["memory_dir"])
-        atimes = {}
-        for relpath in files:
-            try:
-                atimes[relpath] = (root / relpath).stat().st_atime_ns
-            except OSError:
-                continue  # removed since plant
-    except (OSError, ValueError, KeyError):
-        return  # a broken snapshot only costs the experiment, never verify
-    shot = json.dumps({"at_ns": time.time_ns(), "command": command, "atimes": atimes})
-    from ..errors import UsageError  # an experiment clone only: verify elsewhere skips this
-    from ..safe_open import open_fd
-
-    for path in experiment_key.snapshots_paths(root):
-        try:
-            # One snapshot per line. The fallback sits in the shared temp folder under a
-            # name anyone can guess: never follow a link someone else put there.
-            descriptor = open_fd(path.parent, path, os.O_WRONLY | os.O_APPEND, mode=0o600)
-            with os.fdopen(descriptor, "a", encoding="utf-8") as log:
-                log.write(shot + "\n")
-            return
-        except (OSError, UsageError):
-            continue
 
 
 def snapshots(root: Path) -> list[dict]:

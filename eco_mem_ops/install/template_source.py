@@ -14,9 +14,9 @@ import os
 import re
 from pathlib import Path
 
-from .. import protocol
-from ..errors import UsageError
-from ..git import git_dirs, run_git
+from ecomem import protocol
+from ecomem.errors import UsageError
+from ecomem.git import git_dirs, run_git
 
 RECORD = os.path.join("eco-mem", "template-source")
 # How Copier (copier._vcs.get_repo, 9.x) reads a source: its gh:/gl: shortcuts first,
@@ -134,7 +134,7 @@ def _record_path(root: Path) -> Path | None:
 
 def recorded(root: Path) -> str | None:
     """The source this clone was told to trust, or None when nobody told it yet."""
-    from ..git_home import safe_home
+    from ecomem.git_home import safe_home
 
     path = _record_path(root)
     try:
@@ -150,7 +150,7 @@ def recorded(root: Path) -> str | None:
 
 def remember(root: Path, source: str) -> bool:
     """Record `source` (as git will find it) for this clone; False outside a git repository."""
-    from ..git_home import safe_home
+    from ecomem.git_home import safe_home
 
     refuse_option("template source", source)
     path = _record_path(root)

@@ -11,8 +11,8 @@ release that reshapes a catalog runs two migration steps:
   each cell to its column by name (`--rename drawer:old=new` for renamed
   columns; a new column gets `-`), and unstages the INDEX files.
 
-This module ships from the first release on, because the `stash` step runs
-with the script that is installed before the update.
+Both steps run from the operator's checkout of the release being applied
+(copier.yml runs ops.py from `_copier_conf.src_path`), never the host's copy.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import protocol
-from ..git import output as git_output
-from ..safe_open import remove, replace, write_text
-from ..store.catalog import parse_catalog, split_cells
-from ..store.load import INDEX
-from ..store.rows import row_text
+from ecomem import protocol
+from ecomem.git import output as git_output
+from ecomem.safe_open import remove, replace, write_text
+from ecomem.store.catalog import parse_catalog, split_cells
+from ecomem.store.load import INDEX
+from ecomem.store.rows import row_text
 
 STASH_NAME = "eco-mem-catalog-stash.json"
 
@@ -120,3 +120,38 @@ def parse_renames(specs: list[str]) -> dict[str, dict[str, str]]:
             raise ValueError(f"--rename {spec!r}: expected DRAWER:OLD=NEW")
         renames.setdefault(drawer, {})[old.strip().lower()] = new.strip().lower()
     return renames
+
+
+# Package stores: Copier never renders them, so their rows move here, in place.
+def reshape_catalog(root: Path, memory_dir: str, drawer: str, renames: dict[str, str]) -> int:
+    """Move one package INDEX's rows under the current header, each cell to its column
+    by name (`-` for a new one); the rows moved. Copier never renders a package store,
+    so there is nothing to stash: a release that reshapes a catalog changes it in place,
+    where `refresh_contract` leaves a header it does not know."""
+    from ecomem.hostfiles.packages import package_contract
+
+    path = root / memory_dir / drawer / INDEX
+    if not path.is_file() or path.is_symlink():
+        return 0
+    with open(path, encoding="utf-8", newline="") as handle:
+        lines = handle.read().splitlines()
+    catalog = parse_catalog(lines)
+    contract = package_contract(memory_dir, drawer)
+    columns = parse_catalog(contract.splitlines()).columns
+    if not catalog.columns or catalog.columns == columns or catalog.problems:
+        return 0  # current already, or broken in a way verify names: nothing to move
+    rows = [row_text(reshape(row.cells, catalog.columns, columns, renames)) for row in catalog.rows]
+    after = lines[table_end(lines, catalog.heading_line) :]
+    replace(root, path, contract + "".join(f"{line}\n" for line in (*rows, *after)))
+    return len(rows)
+
+
+def reshape_packages(root: Path, renames: dict[str, dict[str, str]]) -> int:
+    """`reshape_catalog` over every package store; the rows moved."""
+    from ecomem.store import stores
+
+    return sum(
+        reshape_catalog(root, memory_dir, drawer, renames.get(drawer, {}))
+        for memory_dir in stores.package_stores(root)
+        for drawer in protocol.DRAWERS
+    )

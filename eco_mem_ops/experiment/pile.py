@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import protocol
-from ..store.catalog import cell_path, parse_catalog
-from ..store.load import INDEX
+from ecomem import protocol
+from ecomem.store.catalog import cell_path, parse_catalog
+from ecomem.store.load import INDEX
 
 HEADING = "## Project memory"
 DURABLE = tuple(drawer for drawer in protocol.DRAWERS if drawer != "working")

@@ -20,7 +20,8 @@ import json
 import os
 import posixpath
 
-from .. import protocol
+from ecomem import protocol
+
 from . import json_text
 
 SETTINGS = ".claude/settings.json"
@@ -310,7 +311,7 @@ def _check_inside(root, path: str) -> None:
     """Before reading: refuse what safe_open would refuse to write (a link leading out of
     the repository, a place under .git, a FIFO or anything not a regular file, which
     could also hang the read) and a dangling link."""
-    from .. import safe_open
+    from ecomem import safe_open
 
     try:
         safe_open.target(root, path, follow=True)
@@ -324,7 +325,7 @@ def write_settings(root, path: str, data: bytes) -> None:
     """The one writer of settings.json, through safe_open like every other host file:
     inside the repository only (a link inside it is written through), a regular file,
     written in place so its permissions stay."""
-    from .. import safe_open
+    from ecomem import safe_open
 
     try:
         safe_open.make_folders(root, os.path.dirname(path))

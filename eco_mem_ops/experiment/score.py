@@ -18,10 +18,12 @@ import glob
 import os
 from pathlib import Path
 
-from .. import protocol
-from ..store.catalog import cell_path, parse_catalog
-from ..store.fields import read_fields
-from ..store.load import INDEX
+from ecomem import protocol
+from ecomem.experiment_clone import memory_files
+from ecomem.store.catalog import cell_path, parse_catalog
+from ecomem.store.fields import read_fields
+from ecomem.store.load import INDEX
+
 from . import atime as experiment_atime
 from . import evidence as experiment_evidence
 from .transcripts import Trace
@@ -162,7 +164,7 @@ def counted_reads(reads) -> list[str]:
 
 
 def _opened_in_traces(root: Path, memory: str, traces: list[Trace]):
-    planted = set(experiment_atime.memory_files(root, memory))
+    planted = set(memory_files(root, memory))
     opened: set[str] = set()
     elsewhere: set[str] = set()
     notes: list[str] = []

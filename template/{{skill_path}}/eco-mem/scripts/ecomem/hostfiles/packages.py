@@ -3,7 +3,7 @@
 `init PATH` writes `PATH/<memory_dir>/` (the INDEX contracts the root's are rendered
 from, the working drawer's ignore rule, the search-ignore file) and a block in
 `PATH/AGENTS.md`; `blocks` keeps both current in every package store, rows kept byte
-for byte. No second copy of the skill: the block points at the root's.
+for byte (the operator's catalog-migrate reshapes their rows: eco_mem_ops/install/migrate.py). No second copy of the skill: the block points at the root's.
 """
 
 from __future__ import annotations
@@ -173,40 +173,6 @@ def refresh_contract(root: Path, memory_dir: str, drawer: str) -> bool:
         return False
     replace(root, path, new.encode("utf-8"))
     return True
-
-
-def reshape_catalog(root: Path, memory_dir: str, drawer: str, renames: dict[str, str]) -> int:
-    """Move one package INDEX's rows under the current header, each cell to its column
-    by name (`-` for a new one); the rows moved. Copier never renders a package store,
-    so there is nothing to stash: a release that reshapes a catalog changes it in place,
-    where `refresh_contract` leaves a header it does not know."""
-    from ..store.catalog import parse_catalog
-    from ..store.rows import row_text
-    from .migrate import reshape, table_end
-
-    path = root / memory_dir / drawer / INDEX
-    if not path.is_file() or path.is_symlink():
-        return 0
-    with open(path, encoding="utf-8", newline="") as handle:
-        lines = handle.read().splitlines()
-    catalog = parse_catalog(lines)
-    contract = package_contract(memory_dir, drawer)
-    columns = parse_catalog(contract.splitlines()).columns
-    if not catalog.columns or catalog.columns == columns or catalog.problems:
-        return 0  # current already, or broken in a way verify names: nothing to move
-    rows = [row_text(reshape(row.cells, catalog.columns, columns, renames)) for row in catalog.rows]
-    after = lines[table_end(lines, catalog.heading_line) :]
-    replace(root, path, contract + "".join(f"{line}\n" for line in (*rows, *after)))
-    return len(rows)
-
-
-def reshape_packages(root: Path, renames: dict[str, dict[str, str]]) -> int:
-    """`reshape_catalog` over every package store; the rows moved."""
-    return sum(
-        reshape_catalog(root, memory_dir, drawer, renames.get(drawer, {}))
-        for memory_dir in stores.package_stores(root)
-        for drawer in protocol.DRAWERS
-    )
 
 
 def refresh_packages(root: Path) -> list[str]:

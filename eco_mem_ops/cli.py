@@ -1,0 +1,111 @@
+"""The ops.py command line: the operator's command table (commands/__init__.py) with the
+runtime's conventions: --help, exit 0 ok / 1 findings or conflicts / 2 usage or I/O
+error, and a failure said in one line, never a traceback (ecomem/boundary.py).
+
+The host's answers (its skill and memory folders, Claude Code, ...) reach the runtime
+through one call, `ecomem.protocol.settle(root)`, made as soon as the host is known and
+before any other ecomem module is imported: some of them read those answers at import.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+PROG = "ops.py"
+DESCRIPTION = (
+    "eco-mem's operator commands, run from a checkout of a release, never from a host."
+    " Stdlib only, Python 3.9+."
+)
+EPILOG = "Exit codes: 0 ok, 1 findings, conflicts or refused, 2 usage or I/O error."
+HELP_WORDS = ("-h", "--help")
+
+
+def given_root(argv: list[str]) -> str:
+    """The host named by --root (`--root X` or `--root=X`), else the current folder:
+    what settle needs before argparse (and the command modules) can load."""
+    for at, word in enumerate(argv):
+        if word == "--":
+            break
+        if word == "--root" and at + 1 < len(argv):
+            return argv[at + 1]
+        if word.startswith("--root="):
+            return word[len("--root=") :]
+    return "."
+
+
+def settle(root: Path) -> str:
+    """Load the host's answers into the release's runtime; why it could not, or ""."""
+    from ecomem import protocol
+
+    try:
+        protocol.settle(root)
+    except (OSError, UnicodeError, ValueError) as error:
+        return str(error) or type(error).__name__
+    except Exception as error:  # the runtime's own CommandError, whatever its module
+        if type(error).__name__ in ("UsageError", "CommandError", "Refused"):
+            return str(error)
+        raise
+    return ""
+
+
+def build_parser():
+    import argparse
+
+    from ecomem.cli import parser_class
+    from ecomem.commands import add_root
+
+    from . import commands
+
+    parser = parser_class()(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
+    table = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in commands.TABLE:
+        module = commands.load(name)
+        sub = table.add_parser(
+            name,
+            help=module.HELP,
+            description=getattr(module, "DESCRIPTION", None),
+            epilog=getattr(module, "EPILOG", None),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        if getattr(module, "ROOTED", True):
+            add_root(sub)
+        module.add_arguments(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from . import runtime
+
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        runtime.use_release_runtime()
+    except ImportError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    root = Path(given_root(argv))
+    asks_help = not argv or any(word in HELP_WORDS for word in argv)
+    if not asks_help:
+        if not root.is_dir():
+            print(f"{PROG}: {root} is not a directory", file=sys.stderr)
+            return 2
+        unsettled = settle(root)
+        if unsettled:
+            print(f"{PROG}: cannot read the answers of {root}: {unsettled}", file=sys.stderr)
+            return 2
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # argparse exits 2 on usage errors, 0 on --help
+        return int(stop.code or 0)
+    return run(args.command, root, args)
+
+
+def run(name: str, root: Path, args) -> int:
+    """One command behind the runtime's error boundary, which names it in every line."""
+    from ecomem.boundary import guarded
+
+    from . import commands
+
+    action = getattr(args, "action", None) if name == "experiment" else None
+    say = f"{PROG} {name} {action}" if action else f"{PROG} {name}"
+    return guarded(say, lambda: commands.load(name).run(root, args))

@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""eco-mem's operator commands, run from a checkout of a release (never from a host):
+
+    python3 -I <eco-mem checkout>/ops.py COMMAND --root HOST
+
+`ops.py --help` lists the commands (eco_mem_ops/cli.py). Stdlib only, Python 3.9+.
+Named ops.py, not operator.py: Python puts this folder first on sys.path when it runs
+a script without -I, and a file named operator.py would shadow the standard library.
+"""
+
+import os
+import sys
+
+# Copier renders the checkout this file sits in: bytecode written beside it would reach
+# every host. Write none (the operator runs rarely; compiling costs little).
+sys.dont_write_bytecode = True
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Under -I the script's folder is not on sys.path; put it there for eco_mem_ops. The
+# release's runtime (`ecomem`) goes first by eco_mem_ops.runtime.
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+from eco_mem_ops.cli import main  # noqa: E402 - after sys.path holds this checkout
+
+if __name__ == "__main__":
+    sys.exit(main())
