@@ -14,7 +14,9 @@ from pathlib import Path
 import copier
 
 PROJECT = Path(__file__).resolve().parent.parent
-TEMPLATE_PARTS = ("copier.yml", "template", "extensions")
+# What a tagged test template repository holds: Copier's checkout of it must have the
+# operator (ops.py, eco_mem_ops/) that copier.yml's tasks and migrations run.
+TEMPLATE_PARTS = ("copier.yml", "template", "extensions", "ops.py", "eco_mem_ops")
 ANSWERS = ".copier-answers.eco-mem.yml"
 SKILL = ".agents/skills/eco-mem"
 MEMORY = ".agents/memory"
@@ -115,6 +117,22 @@ def run_script(root: Path, *args: str, skill: str = SKILL) -> subprocess.Complet
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
+    )
+
+
+def run_ops(
+    root: Path, *args: str, checkout: Path = PROJECT, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    """Run an operator command as the docs show it: `python3 -I CHECKOUT/ops.py COMMAND
+    --root ROOT ARGS`, from this working tree's checkout unless another is given."""
+    command, *rest = args
+    return subprocess.run(
+        [sys.executable, "-I", str(checkout / "ops.py"), command, "--root", str(root), *rest],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
     )
 
 

@@ -22,6 +22,7 @@ from tests.helpers import (
     copy_template,
     git,
     replace_in,
+    run_ops,
     run_script,
     snapshot_template,
 )
@@ -305,20 +306,20 @@ def test_blocks_command_repairs_in_place_and_refuses_malformed_markers(
     copy_template(template_repo, dst)
     agents = dst / "AGENTS.md"
     agents.write_text(f"top\n{BEGIN}\nstale\n{END}\nbottom\n", encoding="utf-8")
-    assert run_script(dst, "blocks").returncode == 0
+    assert run_ops(dst, "blocks").returncode == 0
     text = agents.read_text()
     assert text.startswith(f"top\n{BEGIN}\n\n## Agent memory") and text.endswith(f"{END}\nbottom\n")
 
     broken = f"top\n{BEGIN}\nno end here\n"
     agents.write_text(broken, encoding="utf-8")
-    result = run_script(dst, "blocks")
+    result = run_ops(dst, "blocks")
     assert result.returncode == 2
     assert_no_traceback(result)
     assert "AGENTS.md:2:" in result.stderr and "no matching" in result.stderr
     assert agents.read_text() == broken
 
     agents.write_text(f"{BEGIN}\n{END}\n{BEGIN}\n{END}\n", encoding="utf-8")
-    result = run_script(dst, "blocks")
+    result = run_ops(dst, "blocks")
     assert result.returncode == 2 and "AGENTS.md:3:" in result.stderr
     assert_no_traceback(result)
 

@@ -19,6 +19,7 @@ from tests.helpers import (
     copy_template,
     git,
     init_repo,
+    run_ops,
     run_script,
     snapshot_template,
 )
@@ -192,7 +193,7 @@ def test_committed_desk_rows_move_out_on_update_and_the_desk_survives(
     desk = (dst / DESK).read_bytes()
     snapshot_template(template, "v2.0.0")
 
-    result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+    result = run_ops(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -200,7 +201,7 @@ def test_committed_desk_rows_move_out_on_update_and_the_desk_survives(
     assert (dst / DESK).read_bytes() == desk
     assert verify_findings(dst) == []
     commit_all(dst, "upgrade")
-    again = run_script(dst, "restore-indexes")  # idempotent: nothing left to move
+    again = run_ops(dst, "restore-indexes")  # idempotent: nothing left to move
     assert (again.returncode, again.stdout, status(dst)) == (0, "", "")
 
 
@@ -221,7 +222,7 @@ def test_upgrade_runs_with_a_desk_open_and_leaves_it_byte_identical(
         ),
     )
 
-    result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+    result = run_ops(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "upgraded v1.0.0 -> v2.0.0" in result.stdout

@@ -19,6 +19,7 @@ from tests.helpers import (
     copy_template,
     git,
     init_repo,
+    run_ops,
     run_script,
 )
 from tests.memory_helpers import mem, refused_rules, rows, snapshot, verify_findings
@@ -152,12 +153,12 @@ def test_blocks_through_a_link_names_the_real_file_and_the_link(
     block = claude.read_text()
     claude.write_text(block.replace("## Agent memory (eco-mem)", "## stale"), encoding="utf-8")
 
-    result = run_script(linked_host, "blocks")
+    result = run_ops(linked_host, "blocks")
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "updated: CLAUDE.md (through the link AGENTS.md)"
     assert claude.read_text() == block
-    assert run_script(linked_host, "blocks").stdout.strip() == "blocks already current"
+    assert run_ops(linked_host, "blocks").stdout.strip() == "blocks already current"
     assert git(linked_host, "status", "--porcelain", "--", "AGENTS.md") == ""
 
 
@@ -176,7 +177,7 @@ def test_blocks_never_writes_through_a_link_that_leads_out(
     (host / "AGENTS.md").unlink()
     (host / "AGENTS.md").symlink_to(outside)
 
-    result = run_script(host, "blocks")
+    result = run_ops(host, "blocks")
 
     assert_exit(result, 2)
     assert "AGENTS.md is a link leading out of the repository" in result.stderr

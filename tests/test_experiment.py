@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, assert_no_traceback, git, init_repo, run_script
+from tests.helpers import MEMORY, SKILL, assert_no_traceback, git, init_repo, run_ops, run_script
 
 TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
 INDEXES = [
@@ -35,7 +35,7 @@ def source(pristine: Path) -> Path:
 
 
 def plant(source: Path, kind: str, into: Path) -> dict:
-    result = run_script(source, "experiment", "plant", kind, "--into", str(into), "--json")
+    result = run_ops(source, "experiment", "plant", kind, "--into", str(into), "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -356,7 +356,7 @@ def test_the_clone_holds_the_answer_only_in_memory(source: Path, tmp_path: Path)
     assert fixtures in git(clone, "ls-files").split()  # git keeps it: HEAD is unchanged
     assert git(clone, "status", "--porcelain") == ""
     assert run_script(clone, "--help").returncode == 0
-    replanted = run_script(clone, "experiment", "plant", "recall", "--into", str(tmp_path / "x"))
+    replanted = run_ops(clone, "experiment", "plant", "recall", "--into", str(tmp_path / "x"))
     assert replanted.returncode == 2 and "experiment clone" in replanted.stderr
     assert_no_traceback(replanted)
     assert not (tmp_path / "x").exists()
@@ -364,7 +364,7 @@ def test_the_clone_holds_the_answer_only_in_memory(source: Path, tmp_path: Path)
 
 
 def test_plant_prints_the_prompt_and_the_acts(source: Path, tmp_path: Path) -> None:
-    result = run_script(source, "experiment", "plant", "injection", "--into", str(tmp_path / "c"))
+    result = run_ops(source, "experiment", "plant", "injection", "--into", str(tmp_path / "c"))
     assert result.returncode == 0, result.stderr
     key = answer_key(tmp_path / "c")
     assert result.stdout.strip() == key["prompt"]
@@ -398,7 +398,7 @@ def test_plant_refuses_unfit_targets_and_never_changes_the_source(
     plant(source, "recall", dirty_clone)
     (dirty_clone / MEMORY / "semantic/linter.md").write_text("changed\n", encoding="utf-8")
     for target in (occupied, a_file, dirty_clone, source / "inside"):
-        result = run_script(source, "experiment", "plant", "recall", "--into", str(target))
+        result = run_ops(source, "experiment", "plant", "recall", "--into", str(target))
         assert result.returncode == 1, (target, result.stderr)
         assert_no_traceback(result)
         assert "experiment plant:" in result.stderr
@@ -488,7 +488,7 @@ def test_codex_argv_commands_unwrap_the_shell(ecomem) -> None:
 def test_help_lists_the_experiment_commands(source: Path) -> None:
     assert "experiment" in run_script(source, "--help").stdout
     for action in ("plant", "score"):
-        shown = run_script(source, "experiment", action, "--help")
+        shown = run_ops(source, "experiment", action, "--help")
         assert shown.returncode == 0 and "exit codes" in shown.stdout
     assert shutil.which("git")
 
@@ -520,7 +520,7 @@ def test_score_right_after_plant_is_inconclusive(source: Path, tmp_path: Path, k
         code, verdict = score(clone)
         assert (code, verdict["verdict"], verdict["run_evidence"]) == (2, "inconclusive", [])
     assert any("nothing shows an agent ran here" in line for line in verdict["evidence"])
-    shown = run_script(clone, "experiment", "score", str(clone))
+    shown = run_ops(clone, "experiment", "score", str(clone))
     assert shown.returncode == 2
     assert shown.stdout.startswith(f"{kind}: INCONCLUSIVE\n  agent run: no sign of one\n")
 
@@ -623,7 +623,7 @@ def plant_ab(source: Path, into: Path, *extra: str) -> dict:
 def score_ab(folder: Path, *extra: str) -> tuple[int, dict]:
     """Scored with the eco-mem arm's own script, as a team would run it from there."""
     runner = folder / ("eco-mem" if (folder / "eco-mem").is_dir() else "eco-mem-1")
-    result = run_script(runner, "experiment", "score", str(folder), "--json", *extra)
+    result = run_ops(runner, "experiment", "score", str(folder), "--json", *extra)
     assert result.returncode in (0, 2), result.stderr
     return result.returncode, json.loads(result.stdout)
 
@@ -664,7 +664,7 @@ def test_score_ab_of_an_untouched_plant_is_inconclusive(stocked: Path, tmp_path:
         code, report = score_ab(folder)
         assert code == 2 and report["inconclusive"] == ["eco-mem", "pile", "none"]
         assert [row["evidence"] for row in report["arms"]] == [[], [], []]
-    text = run_script(folder / "eco-mem", "experiment", "score", str(folder)).stdout
+    text = run_ops(folder / "eco-mem", "experiment", "score", str(folder)).stdout
     assert "INCONCLUSIVE: no sign that an agent ran in eco-mem, pile, none" in text
 
 
@@ -713,6 +713,6 @@ def test_plant_ab_runs_n_rounds_and_score_aggregates(stocked: Path, tmp_path: Pa
 
 
 def test_plant_ab_needs_task_and_check(stocked: Path, tmp_path: Path) -> None:
-    result = run_script(stocked, "experiment", "plant", "ab", "--into", str(tmp_path / "x"))
+    result = run_ops(stocked, "experiment", "plant", "ab", "--into", str(tmp_path / "x"))
     assert result.returncode == 2 and "--task TEXT and --check CMD" in result.stderr
     assert not (tmp_path / "x").exists()

@@ -29,6 +29,7 @@ from tests.helpers import (
     git,
     init_repo,
     replace_in,
+    run_ops,
     run_script,
     work_tree_bytes,
 )
@@ -142,7 +143,7 @@ def test_no_state_or_trust_record_goes_through_a_git_dir_eco_mem_link(host: Path
     link_git_home_into_the_skill(host)
     before = work_tree_bytes(host)
 
-    remembered = assert_exit(run_script(host, "upgrade", "--remember-source=/tmp/evil"), 2)
+    remembered = assert_exit(run_ops(host, "upgrade", "--remember-source=/tmp/evil"), 2)
     written = assert_exit(fact(host, "Releases are signed"), 2)
 
     for result in (remembered, written):
@@ -349,7 +350,7 @@ def test_uninstall_removes_a_git_dir_eco_mem_link_and_nothing_it_leads_to(host: 
     git_home_linked_to_committed_code(host, marker)
     before = {path: data for path, data in work_tree_bytes(host).items() if "notes" in path.parts}
 
-    run_script(host, "uninstall")
+    run_ops(host, "uninstall")
 
     assert not os.path.lexists(host / ".git/eco-mem")
     after = work_tree_bytes(host)

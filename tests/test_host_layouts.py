@@ -18,6 +18,7 @@ from .helpers import (
     commit_all,
     git,
     init_repo,
+    run_ops,
     run_script,
     work_tree_bytes,
 )
@@ -413,11 +414,11 @@ def test_uninstall_keeps_kept_memory_in_git_under_a_host_rule(
     commit_all(host, "the host as it was")
     assert copy_cli(template_repo, host).returncode == 0
     commit_all(host, "install")
-    dry = run_script(host, "uninstall", "--dry-run")
+    dry = run_ops(host, "uninstall", "--dry-run")
     assert "would keep .agents/memory/" in dry.stdout
     assert "would remove from git config [merge" in dry.stdout
     assert "would edit .gitignore (eco-mem block cut to the 1 rule(s)" in dry.stdout
-    done = run_script(host, "uninstall")
+    done = run_ops(host, "uninstall")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "warning" not in done.stderr
     assert "deleted .agents/skills/eco-mem/" in done.stdout
@@ -433,7 +434,7 @@ def test_uninstall_says_loudly_which_rule_hides_kept_memory(
     assert copy_cli(template_repo, host).returncode == 0
     build_files(host, {".agents/.gitignore": "memory/semantic/*\n!memory/semantic/INDEX.md\n"})
     commit_all(host, "install, and a rule of the host's own below the root")
-    done = run_script(host, "uninstall")
+    done = run_ops(host, "uninstall")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "uninstall: warning: .agents/memory/semantic/eco-mem-probe.md: git ignores it by" in (
         done.stderr

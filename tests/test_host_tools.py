@@ -21,7 +21,17 @@ import pytest
 
 from extensions.answers import answers_yaml
 
-from .helpers import MEMORY, PROJECT, SKILL, commit_all, copy_template, git, init_repo, run_script
+from .helpers import (
+    MEMORY,
+    PROJECT,
+    SKILL,
+    commit_all,
+    copy_template,
+    git,
+    init_repo,
+    run_ops,
+    run_script,
+)
 
 NODE_BIN = PROJECT / ".ci" / "node-tools" / "node_modules" / ".bin"
 
@@ -172,7 +182,7 @@ def test_ruff_every_rule_and_format(host: Path) -> None:
 def test_uninstall_takes_the_tool_settings_away(host: Path, tmp_path: Path) -> None:
     copy = tmp_path / "host"
     shutil.copytree(host, copy, symlinks=True)
-    done = run_script(copy, "uninstall")
+    done = run_ops(copy, "uninstall")
     assert done.returncode == 0, done.stdout + done.stderr
     names = {".prettierrc.yaml", ".oxfmtrc.json", "biome.jsonc", ".markdownlint.yaml"}
     left = [path for path in copy.rglob("*") if path.name in names | {"_typos.toml"}]

@@ -25,6 +25,7 @@ from tests.helpers import (
     git,
     init_repo,
     replace_in,
+    run_ops,
     run_script,
     snapshot_template,
     update_project,
@@ -242,24 +243,24 @@ def test_the_readme_demo_copy_from_dot_can_be_upgraded(versions: Path, tmp_path:
     assert f"_src_path: {template}\n" in (host / ANSWERS).read_text()
     commit_all(host, "demo")
 
-    result = run_script(host, "upgrade")
+    result = run_ops(host, "upgrade")
     assert result.returncode == 0, result.stderr
     assert "upgraded v1.0.0 -> v2.1.0" in result.stdout
     assert result.stdout.count("blocks already current") <= 1
     commit_all(host, "upgraded")
-    again = run_script(host, "upgrade")
+    again = run_ops(host, "upgrade")
     assert again.returncode == 0 and "already at v2.1.0, the newest release" in again.stdout
 
     moved = tmp_path / "moved" / "eco-mem"
     moved.parent.mkdir()
     template.rename(moved)
-    lost = run_script(host, "upgrade")
+    lost = run_ops(host, "upgrade")
     assert lost.returncode == 2
     assert_no_traceback(lost)
     assert (
         lost.stderr.count("\n") == 1 and "_src_path" in lost.stderr and "--template" in lost.stderr
     )
-    found = run_script(host, "upgrade", "--template", str(moved))
+    found = run_ops(host, "upgrade", "--template", str(moved))
     assert found.returncode == 0, found.stderr
     assert f"_src_path: {moved}\n" in (host / ANSWERS).read_text()
 
@@ -270,7 +271,7 @@ def test_upgrade_without_a_terminal_uses_the_recorded_answers(
     host = init_repo(tmp_path / "host")
     copy_template(versions, host, vcs_ref="v1.0.0", memory_path="docs/memory")
     commit_all(host, "install")
-    result = run_script(host, "upgrade", "--vcs-ref", "v2.1.0")  # no `--`, no terminal
+    result = run_ops(host, "upgrade", "--vcs-ref", "v2.1.0")  # no `--`, no terminal
     assert result.returncode == 0, result.stderr
     answers = (host / ANSWERS).read_text()
     assert "memory_path: docs/memory" in answers and "team_name: platform" in answers

@@ -27,7 +27,7 @@ from tests.fleet import (
     two_releases,
     write_config,
 )
-from tests.helpers import ANSWERS, MEMORY, copy_template, git, init_repo, run_script
+from tests.helpers import ANSWERS, MEMORY, copy_template, git, init_repo, run_ops
 
 TOKEN = "org-token-for-the-push-only"
 
@@ -84,7 +84,7 @@ def test_upgrade_refuses_a_commit_no_release_points_to(
     pin_commit(host, evil if named == "commit" else named)
     before = (host / ANSWERS).read_bytes()
 
-    result = run_script(host, "upgrade", "--vcs-ref", "v2.0.0")
+    result = run_ops(host, "upgrade", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 2, result.stdout + result.stderr
     assert "names no release" in result.stderr and "Traceback" not in result.stderr
@@ -105,7 +105,7 @@ def test_upgrade_renders_a_release_named_by_its_commit_and_keeps_the_source_line
         if line.startswith("_src_path:")
     )
 
-    result = run_script(host, "upgrade", "--vcs-ref", "v2.0.0")
+    result = run_ops(host, "upgrade", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 0, result.stdout + result.stderr
     answers = (host / ANSWERS).read_text(encoding="utf-8").splitlines()
@@ -116,7 +116,7 @@ def test_upgrade_renders_a_release_named_by_its_commit_and_keeps_the_source_line
 
 def test_upgrade_refuses_a_target_that_is_no_release(template: Path, tmp_path: Path) -> None:
     host = installed_at_v1(template, tmp_path / "host")
-    result = run_script(host, "upgrade", "--", "--vcs-ref", "refs/pull/1/head")
+    result = run_ops(host, "upgrade", "--", "--vcs-ref", "refs/pull/1/head")
     assert result.returncode == 2 and "--vcs-ref 'refs/pull/1/head' names no release" in (
         result.stderr
     )
@@ -131,7 +131,7 @@ def test_restore_indexes_renders_only_a_release(template: Path, tmp_path: Path) 
     (host / MEMORY / "semantic" / "INDEX.md").unlink()
     git(host, "commit", "-qam", "drop an INDEX")
 
-    result = run_script(host, "restore-indexes")
+    result = run_ops(host, "restore-indexes")
 
     assert result.returncode == 2 and "names no release" in result.stderr
     assert not mark.exists()

@@ -24,7 +24,7 @@ from tests.helpers import (
     commit_all,
     copy_template,
     git,
-    run_script,
+    run_ops,
     snapshot_template,
 )
 from tests.test_update_trust import set_source
@@ -55,7 +55,7 @@ def test_restore_indexes_refuses_an_edited_src_path_and_never_runs_it(
     git(dst, "rm", "-q", f"{MEMORY}/procedural/INDEX.md")
     commit_all(dst, "drop an INDEX")
 
-    result = assert_exit(run_script(dst, "restore-indexes"), 2)
+    result = assert_exit(run_ops(dst, "restore-indexes"), 2)
     assert_no_traceback(result)
     assert "is not the template this clone trusts" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -72,7 +72,7 @@ def test_restore_indexes_refuses_a_source_that_reads_as_an_option(
     set_source(dst, f'"--upload-pack=touch {marker}"')
     git(dst, "rm", "-q", f"{MEMORY}/semantic/INDEX.md")
     commit_all(dst, "drop an INDEX")
-    result = assert_exit(run_script(dst, "restore-indexes"), 2)
+    result = assert_exit(run_ops(dst, "restore-indexes"), 2)
     assert "starts with '-'" in result.stderr and not marker.exists()
 
 
@@ -88,7 +88,7 @@ def test_a_plain_copier_update_restores_an_index_in_a_fresh_clone(
     git(clone, "rm", "-q", f"{MEMORY}/episodic/INDEX.md")
     git(clone, "commit", "-qm", "drop an INDEX")
     # No trust record in this clone: restore-indexes by hand is refused...
-    refused = assert_exit(run_script(clone, "restore-indexes"), 2)
+    refused = assert_exit(run_ops(clone, "restore-indexes"), 2)
     assert "no template source is recorded for this clone" in refused.stderr
     # ...but the update the person ran with --trust names its template to the migration.
     done = subprocess.run(

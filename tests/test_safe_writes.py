@@ -23,6 +23,7 @@ from tests.helpers import (
     copy_template,
     git,
     init_repo,
+    run_ops,
     run_script,
 )
 from tests.memory_helpers import SCRIPT, fact, mem, rows, snapshot
@@ -509,7 +510,7 @@ def test_claude_md_linking_to_a_third_file_gets_the_import_there_and_says_why(
     assert contributing.startswith("# Contributing\n\nRun the tests.\n")
     assert "\n@AGENTS.md\n" in contributing  # what Claude Code reads now imports the block
     assert "eco-mem:begin" in (biome / "AGENTS.md").read_text(encoding="utf-8")
-    assert run_script(biome, "blocks").stdout.strip() == "blocks already current"
+    assert run_ops(biome, "blocks").stdout.strip() == "blocks already current"
 
 
 def test_blocks_names_the_third_file_and_what_it_means_for_claude_code(host: Path) -> None:
@@ -517,7 +518,7 @@ def test_blocks_names_the_third_file_and_what_it_means_for_claude_code(host: Pat
     (host / "CONTRIBUTING.md").write_text("# Contributing\n", encoding="utf-8")
     (host / "CLAUDE.md").symlink_to("CONTRIBUTING.md")
 
-    result = assert_exit(run_script(host, "blocks"), 0)
+    result = assert_exit(run_ops(host, "blocks"), 0)
 
     said = result.stdout.strip()
     assert said.startswith("updated: CONTRIBUTING.md (through the link CLAUDE.md")
@@ -530,7 +531,7 @@ def test_a_claude_md_link_out_is_refused_like_agents_md(host: Path, victim: Path
     (host / "CLAUDE.md").symlink_to(victim)
     agents = (host / "AGENTS.md").read_bytes()
 
-    line = one_line(run_script(host, "blocks"), 2)
+    line = one_line(run_ops(host, "blocks"), 2)
 
     assert "CLAUDE.md is a link leading out of the repository" in line
     assert victim.read_text(encoding="utf-8") == SECRET

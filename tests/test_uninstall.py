@@ -24,6 +24,7 @@ from tests.helpers import (
     copy_template,
     git,
     init_repo,
+    run_ops,
     run_script,
     work_tree_bytes,
 )
@@ -84,7 +85,7 @@ def repo(installed, tmp_path: Path) -> Path:
 
 
 def uninstall(root: Path, *args: str):
-    return run_script(root, "uninstall", *args)
+    return run_ops(root, "uninstall", *args)
 
 
 def test_memory_kept_every_other_byte_is_the_hosts(installed, repo: Path) -> None:
@@ -189,9 +190,9 @@ def test_a_second_run_finds_nothing(installed, repo: Path, tmp_path: Path) -> No
     assert uninstall(repo).returncode == 0
     commit_all(repo, "eco-mem removed")
     bytes_before = work_tree_bytes(repo)
-    shown = run_script(saved, "uninstall", "--help")
+    shown = run_ops(saved, "uninstall", "--help")
     assert shown.returncode == 0 and "exit codes" in shown.stdout
-    again = run_script(saved, "uninstall", "--root", str(repo))
+    again = run_ops(saved, "uninstall", "--root", str(repo))
     assert again.returncode == 0, again.stderr
     assert again.stdout == "eco-mem is not installed here; nothing to remove\n"
     assert work_tree_bytes(repo) == bytes_before

@@ -22,6 +22,7 @@ from tests.helpers import (
     copy_template,
     git,
     replace_in,
+    run_ops,
     run_script,
     snapshot_template,
     update_project,
@@ -208,7 +209,7 @@ def test_a_forked_skill_conflicts_loudly_through_the_upgrade_command(
     replace_in(dst / SKILL / "SKILL.md", "\n# eco-mem\n", "\n# eco-mem, our fork\n")
     commit_all(dst, "fork the protocol")
 
-    result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+    result = run_ops(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 1, result.stdout + result.stderr
     assert_no_traceback(result)
@@ -223,7 +224,7 @@ def test_a_deleted_index_is_restored_and_entries_untouched(template: Path, dst: 
     (dst / MEMORY / "episodic/INDEX.md").unlink()
     commit_all(dst, "oops")
 
-    result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+    result = run_ops(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 0, result.stdout + result.stderr
     restored = (dst / MEMORY / "episodic/INDEX.md").read_text()
@@ -329,7 +330,7 @@ def test_upgrade_refuses_a_dirty_tree_and_changes_nothing(template: Path, dst: P
     (dst / MEMORY / "semantic/draft.md").write_text("# Draft\n")
     head = git(dst, "rev-parse", "HEAD")
 
-    result = run_script(dst, "upgrade", "--", "--defaults")
+    result = run_ops(dst, "upgrade", "--", "--defaults")
 
     assert result.returncode == 2
     assert_no_traceback(result)
@@ -365,7 +366,7 @@ def test_an_answers_file_that_is_not_utf8_is_one_line_and_exit_2(
 
 def test_upgrade_reports_a_clean_update(template: Path, dst: Path) -> None:
     installed(template, dst)
-    result = run_script(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+    result = run_ops(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
     assert result.returncode == 0, result.stderr
     assert "upgraded v1.0.0 -> v2.0.0" in result.stdout
     assert os.path.islink(dst / ".claude/skills/eco-mem")

@@ -28,6 +28,7 @@ from tests.helpers import (
     copy_template,
     git,
     init_repo,
+    run_ops,
     run_script,
     snapshot_template,
     update_project,
@@ -111,7 +112,7 @@ def test_the_hosts_upgrade_command_leaves_exactly_the_new_file_set(
 ) -> None:
     install_v1(template, dst)
 
-    result = run_script(dst, "upgrade", "--vcs-ref", "v2.0.0")
+    result = run_ops(dst, "upgrade", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert skill_files(dst) == fresh
@@ -135,7 +136,7 @@ def test_a_team_edit_survives_where_its_module_stays_and_is_dropped_where_it_mov
         path.write_text(path.read_text(encoding="utf-8") + TEAM_LINE + "\n", encoding="utf-8")
     commit_all(dst, "team patch")
 
-    result = run_script(dst, "upgrade", "--vcs-ref", "v2.0.0")
+    result = run_ops(dst, "upgrade", "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert_no_traceback(result)

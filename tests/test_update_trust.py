@@ -26,6 +26,7 @@ from tests.helpers import (
     git,
     init_repo,
     replace_in,
+    run_ops,
     run_script,
     snapshot_template,
 )
@@ -69,7 +70,7 @@ def test_an_edited_src_path_is_refused_and_its_template_never_runs(
     attacker = attacker_template(tmp_path, marker)
     set_source(host, str(attacker))
 
-    result = assert_exit(run_script(host, "upgrade"), 2)
+    result = assert_exit(run_ops(host, "upgrade"), 2)
     assert_no_traceback(result)
     assert "is not the template this clone trusts" in result.stderr
     assert f"eco_mem.py upgrade --template {attacker}" in result.stderr  # how, on purpose
@@ -82,7 +83,7 @@ def test_a_source_under_an_unknown_home_folder_is_one_refusal(host: Path) -> Non
     # pathlib's expanduser raises for `~nosuchuser`; the check must answer in one line.
     set_source(host, "~no-such-user-here/eco-mem")
 
-    result = assert_exit(run_script(host, "upgrade"), 2)
+    result = assert_exit(run_ops(host, "upgrade"), 2)
     assert_no_traceback(result)
     assert "is not the template this clone trusts" in result.stderr
     assert git(host, "status", "--porcelain") == ""
@@ -125,7 +126,7 @@ def test_an_answers_value_yaml_keeps_otherwise_is_refused(host: Path, shape: str
     (host / ANSWERS).write_text("\n".join(lines) + "\n", encoding="utf-8")
     commit_all(host, "an answers value YAML keeps otherwise")
 
-    result = assert_exit(run_script(host, "upgrade"), 2)
+    result = assert_exit(run_ops(host, "upgrade"), 2)
     assert_no_traceback(result)
     assert len(result.stderr.strip().splitlines()) == 1
     assert f"{ANSWERS}: line" in result.stderr
@@ -142,7 +143,7 @@ def test_an_answers_line_yaml_reads_otherwise_is_refused_and_nothing_runs(
         answers.write(SHAPES_YAML_READS_OTHERWISE[shape].format(evil=attacker))
     commit_all(host, "an answers file only YAML reads one way")
 
-    result = assert_exit(run_script(host, "upgrade"), 2)
+    result = assert_exit(run_ops(host, "upgrade"), 2)
     assert_no_traceback(result)
     assert "is not in the shape Copier writes" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -159,14 +160,14 @@ def test_a_fresh_clone_names_its_source_once_then_upgrades(
     git(clone, "config", "user.email", "t@example.com")
     git(clone, "config", "user.name", "t")
 
-    refused = assert_exit(run_script(clone, "upgrade"), 2)
+    refused = assert_exit(run_ops(clone, "upgrade"), 2)
     assert "no template source is recorded for this clone" in refused.stderr
     assert f"--template {template_repo}" in refused.stderr
 
-    done = assert_exit(run_script(clone, "upgrade", "--template", str(template_repo)), 0)
+    done = assert_exit(run_ops(clone, "upgrade", "--template", str(template_repo)), 0)
     assert "already at" in done.stdout
     assert git(clone, "status", "--porcelain") == ""  # the same home: nothing to commit
-    assert_exit(run_script(clone, "upgrade"), 0)  # trusted from now on
+    assert_exit(run_ops(clone, "upgrade"), 0)  # trusted from now on
 
 
 @pytest.mark.parametrize("how", ["answers", "--template"])
@@ -177,9 +178,9 @@ def test_a_source_that_reads_as_a_git_option_runs_nothing(
     source = f"--upload-pack=touch {marker}"
     if how == "answers":
         set_source(host, f'"{source}"')
-        result = run_script(host, "upgrade")
+        result = run_ops(host, "upgrade")
     else:
-        result = run_script(host, "upgrade", f"--template={source}")
+        result = run_ops(host, "upgrade", f"--template={source}")
 
     assert_exit(result, 2)
     assert_no_traceback(result)
@@ -188,7 +189,7 @@ def test_a_source_that_reads_as_a_git_option_runs_nothing(
 
 
 def test_a_ref_that_reads_as_an_option_is_refused(host: Path) -> None:
-    result = assert_exit(run_script(host, "upgrade", "--vcs-ref=--output=x"), 2)
+    result = assert_exit(run_ops(host, "upgrade", "--vcs-ref=--output=x"), 2)
     assert "starts with '-'" in result.stderr
 
 
@@ -370,7 +371,7 @@ def test_records_made_before_the_model_still_name_their_template(ecomem, tmp_pat
 def test_the_install_records_no_file_url_and_says_so_in_one_line(host: Path) -> None:
     # The install's task: the copy is done, so a source the check will not read is a
     # warning here; `upgrade` later asks for the template's path.
-    done = assert_exit(run_script(host, "upgrade", "--remember-source=file:///srv/x.git"), 0)
+    done = assert_exit(run_ops(host, "upgrade", "--remember-source=file:///srv/x.git"), 0)
     assert done.stderr.splitlines() == [
         "eco-mem: file:///srv/x.git is not trusted: a file: URL, which git reads by its own"
         " rules; name the template by its path"

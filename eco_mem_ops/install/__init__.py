@@ -1,1 +1,2 @@
-"""What the install keeps right in the host: blocks, git tracking, upgrades, migrations."""
+"""Keeping an install right from the operator's side: the Claude Code hook, upgrades,
+uninstall, catalog migrations, answers, releases and the template source."""
