@@ -39,13 +39,13 @@ def hiding_rules(stderr: str) -> str:
     return "; ".join(dict.fromkeys(found))
 
 
-def finish_install(scripts: OwnScripts, script: Path) -> str:
-    """Run the copy's tasks (`blocks`, then `track`) from the fleet's own scripts.
+def finish_install(scripts: OwnScripts) -> str:
+    """Run the copy's tasks (`blocks`, then `track`) from the fleet's checkout of the release.
 
     Returns why the repository fails when track names a hiding rule, else "";
     any other failure raises with its last line."""
     for command in ("blocks", "track"):
-        done = scripts.run(script, command, root=".")
+        done = scripts.run(scripts.operator(), command, root=".")
         sys.stdout.write(done.stdout + done.stderr)  # into all-repos' log for this repo
         if done.returncode == 0:
             continue
@@ -121,7 +121,7 @@ def install_one(job: Job, repo: str) -> Outcome:
         answers = read_answers(HERE) or {}
         outcome.message = refusal(HERE, answers, template)
         if not outcome.message:
-            outcome.message = finish_install(scripts, scripts.script(answers))
+            outcome.message = finish_install(scripts)
     if outcome.message:
         outcome.result = "failed"
         discard_changes()
@@ -151,15 +151,15 @@ def upgrade_one(job: Job, repo: str) -> Outcome:
     if not is_older(before, target):
         outcome.result, outcome.message = "skipped", f"already at {before}"
         return outcome
-    # `eco_mem.py upgrade` owns conflict detection, INDEX restore and the blocks; the
-    # fleet runs its own copy, rendered at the target, and tells it which template to
+    # `ops.py upgrade` owns conflict detection, INDEX restore and the blocks; the
+    # fleet runs it from its own checkout of the target, and tells it which template to
     # trust. --skip-tasks: the template's migrations would run the tree's scripts.
     # --releases: the run's snapshot, so this repository renders the commits every
     # other one does, and nothing a tag moved since the run began.
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
         scripts = OwnScripts(releases, target, folder)
         upgrade = scripts.run(
-            scripts.script(answers),
+            scripts.operator(),
             "upgrade",
             *("--template", template, "--releases", releases.folder, "--vcs-ref", target),
             *("--", "--defaults", "--skip-tasks"),

@@ -3,30 +3,33 @@
 A repository's `<skill>/eco-mem/scripts/` is data a commit can change; the
 fleet runs with the organisation's token in its environment, so it never
 executes that copy, never imports from it and never builds a path to run
-from it. Instead it renders the release the run pinned (from the snapshot of
-release tags fetched once for the run, releases.py, at that release's commit)
-into a temporary folder, with the repository's answers so SKILL_DIR,
-MEMORY_DIR and the rest match, and runs that `eco_mem.py` under `python -I`
-with `--root` pointing at the clone. One render per distinct set of answers
-per run; most fleets need one. Renders and scripts run in processes of their
-own with the clean environment of clean_env.py: the token stays behind.
+from it. Instead it checks out the release the run pinned (its commit, from
+the snapshot of release tags fetched once for the run, releases.py) into a
+temporary folder (`git archive`), once per run, and runs from there: the operator's `ops.py`
+(blocks, track, upgrade) and the runtime's `eco_mem.py` (verify, review), both
+under `python -I` with `--root` pointing at the clone. The runtime reads the
+repository's answers itself (`protocol.settle`), so one checkout serves every
+repository. Checkouts and scripts run in processes of their own with the clean
+environment of clean_env.py: the token stays behind.
 
 Before anything runs, `refusal` turns down a repository whose answers name
 another template than the fleet's, a path that leaves the repository or
 enters `.git`, a ref that would read as an option, or a value the template
 computes (`skill_dir`, `verify_command`, ...): Copier takes such a value as
 given when it arrives as data, so only the questions in QUESTIONS ever reach
-the render.
+a render or the runtime.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 from pathlib import Path
@@ -157,7 +160,7 @@ def unreleased(answers: dict, releases: Releases) -> str:
 
 
 def answered(answers: dict) -> dict:
-    """The answers to the template's QUESTIONS, plain scalars only: what the render needs.
+    """The answers to the template's QUESTIONS, plain scalars only: what a render needs.
     Never a computed value, even where `refusal` was skipped."""
     return {
         key: value
@@ -190,33 +193,58 @@ def render_release(
         raise RuntimeError(f"copier copy of {tag}: {last}")
 
 
+def checkout_release(releases: Releases, tag: str, destination: str, env: dict[str, str]) -> None:
+    """The release's commit, from the snapshot, as files in `destination`: `git archive`
+    only reads the snapshot, so parallel jobs never contend for it. RuntimeError with
+    git's last line."""
+    command = ["git", "-C", releases.folder, "archive", "--format=tar", releases.commit(tag)]
+    done = subprocess.run(command, capture_output=True, env=env, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(f"checkout of {tag}: {(said or [f'exit {done.returncode}'])[-1]}")
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+        # The "data" filter (Python 3.12, and security releases of 3.9 on) refuses
+        # members that leave the folder; git archive of a commit makes none anyway.
+        if hasattr(tarfile, "data_filter"):
+            archive.extractall(destination, filter="data")
+        else:
+            archive.extractall(destination)
+
+
+RUNTIME = Path("template", "{{skill_path}}", "eco-mem", "scripts", "eco_mem.py")
+
+
 class OwnScripts:
-    """Renders of one release of the fleet's template, one per set of answers, in `folder`."""
+    """One checkout of one release of the fleet's template, in `folder`, made on first use."""
 
     def __init__(self, releases: Releases, tag: str, folder: str) -> None:
         self.releases, self.tag, self.folder = releases, tag, Path(folder)
-        self._lock = threading.Lock()  # one render of each set of answers
-        self._renders: dict[str, Path] = {}
+        self._lock = threading.Lock()  # one checkout, however many threads ask
+        self._checkout: Path | None = None
         home = self.folder / "home"
         home.mkdir(exist_ok=True)
         self.env = clean_environment(str(home))
 
-    def script(self, answers: dict) -> Path:
-        """This release's `eco_mem.py`, rendered with `answers` (check `refusal` first)."""
-        data = answered(answers)
-        key = json.dumps(data, sort_keys=True)
+    def checkout(self) -> Path:
         with self._lock:
-            if key not in self._renders:
-                render = self.folder / f"render-{len(self._renders)}"
-                render_release(self.releases, self.tag, str(render), data, self.env)
-                skill_path = str(data.get("skill_path") or DEFAULT_SKILL_PATH)
-                self._renders[key] = render / skill_path / "eco-mem" / "scripts" / "eco_mem.py"
-            return self._renders[key]
+            if self._checkout is None:
+                where = self.folder / "release"
+                checkout_release(self.releases, self.tag, str(where), self.env)
+                self._checkout = where
+            return self._checkout
+
+    def runtime(self) -> Path:
+        """This release's `eco_mem.py` (verify, review): check `refusal` first."""
+        return self.checkout() / RUNTIME
+
+    def operator(self) -> Path:
+        """This release's `ops.py` (blocks, track, upgrade): check `refusal` first."""
+        return self.checkout() / "ops.py"
 
     def run(
         self, script: Path, command: str, *args: str, root: str, timeout: float | None = None
     ) -> subprocess.CompletedProcess:
-        """run_own with this render's clean environment."""
+        """run_own with this checkout's clean environment."""
         return run_own(script, command, *args, root=root, env=self.env, timeout=timeout)
 
 

@@ -173,10 +173,9 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
     if status.problem:
         return status
     try:
-        script = fleet.scripts.script(answers)
-    except Exception as error:  # a bad answer the template's validators refuse
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[-1]
-        status.problem = f"refused: its answers do not render: {reason}"
+        script = fleet.scripts.runtime()
+    except RuntimeError as error:  # the release cannot be checked out: no repository can run
+        status.problem = f"failed: {error}"
         return status
     verify = fleet.scripts.run(script, "verify", "--json", root=path, timeout=fleet.timeout)
     if verify.returncode == TIMED_OUT:
