@@ -27,7 +27,7 @@ from eco_mem_fleet.report import Outcome
 from eco_mem_fleet.versions import ANSWERS_FILE, is_older, read_answers
 
 HERE = Path(".")  # all-repos runs the fix with the scratch clone as working directory
-# `eco_mem.py upgrade` lists each conflicted file on stderr as "  PATH: what to do".
+# `ops.py upgrade` lists each conflicted file on stderr as "  PATH: what to do".
 CONFLICT_LINE = re.compile(r"^  (\S.*?): ")
 # `eco_mem.py track` names each hiding rule on its own line: "SOURCE:LINE `PATTERN` hides PATH".
 HIDES_LINE = re.compile(r"^(?:eco_mem\.py \w+: )?(\S+:\d+ `.*` hides \S+)$")
@@ -56,7 +56,7 @@ def finish_install(scripts: OwnScripts) -> str:
                 " prints to that file, then rerun; nothing pushed"
             )
         last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise RuntimeError(f"eco_mem.py {command}: {last}")
+        raise RuntimeError(f"ops.py {command}: {last}")
     return ""
 
 
@@ -180,7 +180,7 @@ def upgrade_one(job: Job, repo: str) -> Outcome:
             for match in map(CONFLICT_LINE.match, upgrade.stderr.splitlines())
             if match
         ]
-        outcome.message = "not pushed: run `eco_mem.py upgrade` in a clone and resolve"
+        outcome.message = "not pushed: run `ops.py upgrade` in a clone and resolve"
     else:
         lines = upgrade.stderr.strip().splitlines() or [f"exit {upgrade.returncode}"]
         rules = hiding_rules(upgrade.stderr)

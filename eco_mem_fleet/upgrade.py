@@ -9,9 +9,9 @@ renders nothing else: the target is the release --vcs-ref names, else the
 newest, pinned by commit for the whole run, and a repository whose `_commit`
 names no release is refused in its own row. A repository whose answers name another template, or a
 path outside it, is refused (failed, nothing pushed). In each other one
-`eco_mem.py upgrade` does the work (conflict check, INDEX restore, blocks),
-so the fleet gives exactly its guarantees; it is the fleet's own copy of
-that script, rendered from --template at the target, never the repository's. A repository left with conflicts
+`ops.py upgrade` does the work (conflict check, INDEX restore, blocks),
+so the fleet gives exactly its guarantees; it runs from the fleet's own
+checkout of --template at the target, never the repository's scripts. A repository left with conflicts
 is not pushed; its conflicted files are listed; nor is one whose own
 pre-commit hooks fail on the result (host_checks.py). Output as for install: one
 line per repository and the summary, diffs in the log or with --diff. Exit 0

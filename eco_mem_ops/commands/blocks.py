@@ -48,7 +48,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
             changed.append(f"{hooks.SETTINGS} (SessionStart hook)")
     except (hooks.HookError, OSError) as error:
         # The host's file: the rest of the install stands, and the copy goes on.
-        print(f"eco_mem.py blocks: {error}", file=sys.stderr)
+        print(f"ops.py blocks: {error}", file=sys.stderr)
     print(report(changed, existed))
     return 0
 

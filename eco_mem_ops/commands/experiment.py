@@ -1,4 +1,4 @@
-"""`eco_mem.py experiment plant|score`: the arguments and the output of the kit."""
+"""`ops.py experiment plant|score`: the arguments and the output of the kit."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def _plant(root: Path, args: argparse.Namespace) -> int:
     print(
         f"planted {args.kind} in {into} (HEAD {key['source_head'][:12]}; uncommitted changes"
         f" stay behind). Start the agent in {into} with the prompt above, then run:\n"
-        f"  eco_mem.py experiment score {into} [--transcript FILE]",
+        f"  ops.py experiment score {into} [--transcript FILE]",
         file=sys.stderr,
     )
     if not key["atime"]["reads_recorded"]:
@@ -161,7 +161,7 @@ def _plant_ab(root: Path, into: Path, args: argparse.Namespace) -> int:
     print(
         f"planted {len(planted['arms'])} arms in {into} ({names}). Start a fresh agent"
         f" session in each with the prompt above, then run:\n"
-        f"  eco_mem.py experiment score {into} [--transcript NAME=FILE ...]",
+        f"  ops.py experiment score {into} [--transcript NAME=FILE ...]",
         file=sys.stderr,
     )
     return EXIT_OK
@@ -201,24 +201,24 @@ def _score(clone: Path, args: argparse.Namespace) -> int:
     try:
         key = experiment_key.load(clone)
     except (OSError, ValueError) as error:
-        print(f"eco_mem.py experiment score: cannot read the answer key: {error}", file=sys.stderr)
+        print(f"ops.py experiment score: cannot read the answer key: {error}", file=sys.stderr)
         return EXIT_UNDECIDED
     if key is None:
         try:
             manifest = ab.load_manifest(clone)
         except (OSError, ValueError) as error:
             print(
-                f"eco_mem.py experiment score: cannot read the A/B manifest: {error}",
+                f"ops.py experiment score: cannot read the A/B manifest: {error}",
                 file=sys.stderr,
             )
             return EXIT_UNDECIDED
         if manifest is not None:
             return _score_ab(clone, manifest, args)
-        print(f"eco_mem.py experiment score: {clone} is not an experiment clone", file=sys.stderr)
+        print(f"ops.py experiment score: {clone} is not an experiment clone", file=sys.stderr)
         return EXIT_UNDECIDED
     if key.get("kind") not in experiment_key.KINDS:
         print(
-            f"eco_mem.py experiment score: {clone} is one arm of an A/B plant; score the"
+            f"ops.py experiment score: {clone} is one arm of an A/B plant; score the"
             " folder that holds the arms",
             file=sys.stderr,
         )
@@ -228,10 +228,10 @@ def _score(clone: Path, args: argparse.Namespace) -> int:
         try:
             traces.append(experiment_transcripts.read_trace(Path(name)))
         except experiment_transcripts.UnknownFormat as error:
-            print(f"eco_mem.py experiment score: inconclusive: {error}", file=sys.stderr)
+            print(f"ops.py experiment score: inconclusive: {error}", file=sys.stderr)
             return EXIT_UNDECIDED
         except OSError as error:
-            print(f"eco_mem.py experiment score: {error}", file=sys.stderr)
+            print(f"ops.py experiment score: {error}", file=sys.stderr)
             return EXIT_UNDECIDED
     result = experiment_score.score(clone, key, traces, args.transcript)
     code = {

@@ -74,10 +74,10 @@ def run(root: Path, args: argparse.Namespace) -> int:
         return 0
     hidden = uninstall.hidden_memory(root) if kept and (root / kept).is_dir() else []
     for line in hidden:  # the memory stays, but git would not keep what is written there
-        print(f"eco_mem.py uninstall: warning: {line}", file=sys.stderr)
+        print(f"ops.py uninstall: warning: {line}", file=sys.stderr)
     if hidden:
         print(
-            f"eco_mem.py uninstall: warning: memory written in {kept}/ from now on would never"
+            f"ops.py uninstall: warning: memory written in {kept}/ from now on would never"
             " reach a commit; change the rule named above, or add a re-include for it",
             file=sys.stderr,
         )

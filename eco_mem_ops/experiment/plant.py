@@ -1,4 +1,4 @@
-"""`eco_mem.py experiment plant`: a clone of HEAD with one experiment planted in its memory.
+"""`ops.py experiment plant`: a clone of HEAD with one experiment planted in its memory.
 
 The live repository is only read (`git clone` from it); the clone loses its `origin`
 remote so nothing the agent does there can be pushed back. Everything planted is

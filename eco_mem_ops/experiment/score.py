@@ -1,4 +1,4 @@
-"""`eco_mem.py experiment score`: decide from files and transcripts, never from judgement.
+"""`ops.py experiment score`: decide from files and transcripts, never from judgement.
 
 - recall: the INDEX files were read, the relevant entry was opened, and at most one other
   entry was. Evidence is the agent's transcript, or else the memory files' access times.

@@ -290,7 +290,7 @@ def read_settings(root) -> tuple[str, Style]:
         raise HookError(
             f"{SETTINGS}: not valid JSON{where}: {reason}; left untouched, so Claude Code"
             f" starts sessions without the memory digest. Fix the file, then run"
-            f" `python3 {protocol.SKILL_DIR}/scripts/eco_mem.py blocks`"
+            " `python3 <eco-mem release checkout>/ops.py blocks --root .`"
         ) from None
     if not isinstance(data, dict):
         raise HookError(f"{SETTINGS}: not a JSON object; left untouched")

@@ -168,7 +168,7 @@ def check_trusted(root: Path, source: str, answers_name: str) -> None:
     """Refuse an answers-file source this clone was never told to trust."""
     refuse_option(f"_src_path in {answers_name}", source)
     trusted = recorded(root)
-    move = f"run `eco_mem.py upgrade --template {source}` once to trust it on purpose"
+    move = f"run `ops.py upgrade --template {source}` once to trust it on purpose"
     if trusted is None:
         raise UsageError(
             f"no template source is recorded for this clone; {answers_name} names {source}."

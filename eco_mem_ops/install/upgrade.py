@@ -1,4 +1,4 @@
-"""`eco_mem.py upgrade`: `copier update` that cannot report success over a conflict.
+"""`ops.py upgrade`: `copier update` that cannot report success over a conflict.
 
 Copier exits 0 even when it leaves conflict markers or .rej files behind, and
 plain `copier update` ignores our answers file unless given `-a`. This wraps
@@ -40,6 +40,9 @@ from .copier_run import released, run_copier
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
 from .releases import Releases, answers_pinned, release_of
 from .template_source import is_remote, location, refuse_option, same_template
+
+# This checkout's launcher: the command a message tells the operator to run again.
+OPS = Path(__file__).resolve().parents[2] / "ops.py"
 
 # Copier options upgrade sets itself (the version rendered is taken by take_vcs_ref).
 PINNED_BY_US = ("--answers-file", "--src-path")
@@ -104,7 +107,7 @@ def restore_missing_indexes(
         if code != 0:
             # Say so: a missing INDEX must not hide behind a clean-looking upgrade.
             print(
-                f"eco_mem.py upgrade: could not restore deleted INDEX files: {reason}",
+                f"ops.py upgrade: could not restore deleted INDEX files: {reason}",
                 file=sys.stderr,
             )
             return []
@@ -204,12 +207,10 @@ def copier_arguments(args, commit: str) -> list[str]:
 
 
 def refresh(root: Path, command: str) -> tuple[int, str]:
-    """Run one of this script's commands (`blocks`, `track`) and return what it said.
-
-    This script, not whatever the tree holds: run from the repository's copy that is
-    the file Copier just updated; run by the fleet from its own copy, the repository's
-    is never executed. `-I` keeps the script's folder off the front of sys.path."""
-    script = Path(__file__).resolve().parents[2] / "eco_mem.py"
+    """Run one of this checkout's operator commands (`blocks`, `track`) and return what
+    it said: the release's code, never the repository's copy. `-I` keeps the script's
+    folder off the front of sys.path."""
+    script = Path(__file__).resolve().parents[2] / "ops.py"
     if not script.is_file():
         return 0, ""
     done = subprocess.run(
@@ -263,7 +264,7 @@ def venv_hint(root: Path, answers_file: Path) -> str:
         return ". Install it with its extension"
     return (
         f". The template's own virtual environment has one: run `PATH=$PATH{os.pathsep}{found}"
-        f" python3 {protocol.SKILL_DIR}/scripts/eco_mem.py upgrade`."
+        f" python3 {OPS} upgrade --root .`."
         " Or install Copier with its extension"
     )
 
@@ -311,7 +312,7 @@ def preflight(root: Path, args) -> tuple[Path, list[str]]:
     if problem:
         raise UsageError(
             f"_src_path in {protocol.ANSWERS_FILE} ({source}) cannot be reached: {problem}."
-            " If the template moved, run: eco_mem.py upgrade --template NEW-URL-OR-PATH"
+            " If the template moved, run: ops.py upgrade --template NEW-URL-OR-PATH"
         )
     if args.vcs_ref:
         refuse_option("--vcs-ref", args.vcs_ref)
@@ -336,7 +337,7 @@ def strip_rows(root: Path) -> None:
 
 
 def restore_command(root: Path, in_use: str = "") -> int:
-    """`eco_mem.py restore-indexes`: the INDEX restore alone, for the after-migration."""
+    """`ops.py restore-indexes`: the INDEX restore alone, for the after-migration."""
     strip_rows(root)
     memory = root / protocol.MEMORY_DIR
     if all((memory / drawer / INDEX).exists() for drawer in protocol.DRAWERS):
