@@ -1,7 +1,8 @@
 """The rendered package reads top-down (issue 34, item 5): no module imports from a floor
 above its own, so a reader can learn the house from the ground up, and a module low in it
 (what the merge driver copies, what verify loads on every commit) never drags in the
-commands, the install or the experiment kit.
+commands. The operator's package (eco_mem_ops/, never rendered into a host) stands on
+the runtime: it imports ecomem, and no ecomem module imports it.
 
 Imports are read with `ast` from the rendered files, those inside functions too (most of
 the package imports lazily, to keep verify fast). `commands/__init__.py` loads a command
@@ -25,8 +26,7 @@ FLOORS = (
     "gitsetup",  # what git needs in the host: ignore re-includes, the merge driver
     "rules",  # verify's rules
     "write",  # the write gate, the lock, the transaction
-    "install",  # install, upgrade, uninstall, migrations
-    "experiment",  # the agent experiment kit
+    "hostfiles",  # eco-mem's blocks in AGENTS.md / CLAUDE.md, package stores (init)
     "review",  # the store read as a whole
     "commands",  # one module per command
     "cli",
@@ -99,3 +99,56 @@ def test_the_reader_of_imports_sees_those_inside_functions(package, tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("def late():\n    from ..commands.verify import run\n", encoding="utf-8")
     assert imported(probe, ("store",)) == [(2, ("commands", "verify"))]
+
+
+# eco_mem_ops, low to high: everything in it stands on the whole runtime (ecomem).
+OPS_FLOORS = ("", "install", "experiment", "commands", "cli")
+OPS = Path(__file__).resolve().parent.parent / "eco_mem_ops"
+
+
+def ops_floor_of(module: tuple[str, ...]) -> str:
+    if not module or module == ("runtime",):
+        return ""
+    return module[0] if module[0] in OPS_FLOORS else ""
+
+
+def ops_imports(source: Path, package: tuple[str, ...]) -> list[tuple[int, str, tuple[str, ...]]]:
+    """(line, "ecomem" or "eco_mem_ops", parts under it) for each such import in `source`."""
+    found = []
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - (node.level - 1)]
+            target = base + tuple(node.module.split(".") if node.module else ())
+            found.append((node.lineno, "eco_mem_ops", target))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module] if isinstance(node, ast.ImportFrom) else []
+            for name in names:
+                parts = tuple(name.split("."))
+                if parts[0] in ("ecomem", "eco_mem_ops"):
+                    found.append((node.lineno, parts[0], parts[1:]))
+    return found
+
+
+def test_no_runtime_module_imports_the_operator(package):
+    """What a host holds runs without what only an operator has."""
+    found = [
+        f"{relative}:{line}"
+        for relative, package_parts in modules(package)
+        for line, target in imported(package / relative, package_parts)
+        if target[:1] == ("eco_mem_ops",)
+    ]
+    assert not found, found
+
+
+def test_no_operator_module_imports_from_a_floor_above_its_own():
+    upward = []
+    for relative, package_parts in modules(OPS):
+        own = ops_floor_of(relative.with_suffix("").parts)
+        for line, home, target in ops_imports(OPS / relative, package_parts):
+            if home != "eco_mem_ops":
+                continue
+            other = ops_floor_of(target)
+            if OPS_FLOORS.index(other) > OPS_FLOORS.index(own):
+                upward.append(f"{relative}:{line} imports {'.'.join(target)} ({own!r} < {other!r})")
+    assert not upward, "imports that run up a floor:\n" + "\n".join(upward)

@@ -43,7 +43,7 @@ def release_v2(repo: Path) -> None:
     replace_in(repo / "extensions/protocol.py", '"desk_lines": 80', '"desk_lines": 60')
     (repo / SKILL_SRC / "references/faq.md").write_text("# FAQ\n\nNew in v2.\n")
     replace_in(
-        repo / SKILL_SRC / "scripts/ecomem/install/blocks.py",
+        repo / SKILL_SRC / "scripts/ecomem/hostfiles/blocks.py",
         "## Agent memory (eco-mem)",
         "## Memory for agents (eco-mem)",
     )
@@ -63,11 +63,11 @@ def release_v3(repo: Path) -> None:
             """\
   - version: v3.0.0
     when: "{{ _stage == 'before' }}"
-    command: ["{{ _copier_python }}", "{{ _copier_conf | installed_skill_dir }}/scripts/eco_mem.py",
-              "catalog-migrate", "--stage", "before"]
+    command: ["{{ _copier_python }}", "-I", "{{ _copier_conf.src_path }}/ops.py",
+              "catalog-migrate", "--root", ".", "--stage", "before"]
   - version: v3.0.0
-    command: ["{{ _copier_python }}", "{{ skill_dir }}/scripts/eco_mem.py",
-              "catalog-migrate", "--stage", "after", "--rename", "semantic:one-liner=fact"]
+    command: ["{{ _copier_python }}", "-I", "{{ _copier_conf.src_path }}/ops.py",
+              "catalog-migrate", "--root", ".", "--stage", "after", "--rename", "semantic:one-liner=fact"]
 """
         )
 

@@ -85,11 +85,11 @@ def reshape_semantic_catalog(repo: Path) -> str:
             """\
   - version: v2.5.0
     when: "{{ _stage == 'before' }}"
-    command: ["{{ _copier_python }}", "{{ _copier_conf | installed_skill_dir }}/scripts/eco_mem.py",
-              "catalog-migrate", "--stage", "before"]
+    command: ["{{ _copier_python }}", "-I", "{{ _copier_conf.src_path }}/ops.py",
+              "catalog-migrate", "--root", ".", "--stage", "before"]
   - version: v2.5.0
-    command: ["{{ _copier_python }}", "{{ skill_dir }}/scripts/eco_mem.py",
-              "catalog-migrate", "--stage", "after", "--rename", "semantic:one-liner=fact"]
+    command: ["{{ _copier_python }}", "-I", "{{ _copier_conf.src_path }}/ops.py",
+              "catalog-migrate", "--root", ".", "--stage", "after", "--rename", "semantic:one-liner=fact"]
 """
         )
     return ""
