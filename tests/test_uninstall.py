@@ -249,3 +249,28 @@ def test_a_normalised_crlf_file_without_a_final_newline_comes_back_byte_for_byte
 
     assert done.returncode == 0, done.stderr
     assert (host / ".gitattributes").read_bytes() == original
+
+
+@pytest.mark.parametrize(
+    ("command", "replacement"),
+    [
+        ("upgrade", f"`copier update --trust -a {ANSWERS}`"),
+        ("uninstall", "`python3 <eco-mem release checkout>/ops.py uninstall --root .`"),
+    ],
+)
+def test_the_hosts_old_command_names_its_replacement_and_writes_nothing(
+    host: Path, command: str, replacement: str
+) -> None:
+    """The repository keeps no install code: the old command prints the one command that
+    replaces it, in one line, and exits 2, whatever options it used to take."""
+    before = work_tree_bytes(host)
+
+    for args in ([], ["--dry-run"], ["--template", "somewhere", "--", "--defaults"]):
+        result = run_script(host, command, *args)
+
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert result.stdout == ""
+        assert result.stderr.count("\n") == 1 and replacement in result.stderr, result.stderr
+        assert result.stderr.startswith(f"eco_mem.py {command}: ")
+    assert work_tree_bytes(host) == before
+    assert git(host, "status", "--porcelain") == ""
