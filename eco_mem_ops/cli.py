@@ -49,7 +49,7 @@ def settle(root: Path) -> str:
     return ""
 
 
-def build_parser():
+def build_parser(argv: list[str]):
     import argparse
 
     from ecomem.cli import parser_class
@@ -59,7 +59,12 @@ def build_parser():
 
     parser = parser_class()(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
     table = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # Only the named command's module loads (an up-to-date `upgrade` answers before any
+    # of the upgrade machinery does); all of them for --help or a typo.
+    wanted = argv[0] if argv and argv[0] in commands.TABLE else None
     for name in commands.TABLE:
+        if wanted not in (None, name):
+            continue
         module = commands.load(name)
         sub = table.add_parser(
             name,
@@ -94,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{PROG}: cannot read the answers of {root}: {unsettled}", file=sys.stderr)
             return 2
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 on --help
         return int(stop.code or 0)
     return run(args.command, root, args)

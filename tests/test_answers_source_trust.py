@@ -22,7 +22,7 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import ANSWERS, SKILL, commit_all, git, init_repo, snapshot_template
+from tests.helpers import ANSWERS, commit_all, git, init_repo, run_ops, snapshot_template
 
 VENV_BIN = str(Path(sys.executable).parent)
 IDEOGRAPHIC_SPACE = "\u3000"  # str.strip() drops it; YAML keeps it as text
@@ -87,7 +87,7 @@ def install(template: str, host: Path, env: dict[str, str]) -> None:
 
 
 def upgrade(host: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return run(host, sys.executable, str(host / SKILL / "scripts/eco_mem.py"), "upgrade", env=env)
+    return run_ops(host, "upgrade", env=env)
 
 
 def release(template: Path, tag: str) -> None:
@@ -205,8 +205,7 @@ def test_restore_indexes_never_clones_what_copier_strips_a_git_plus_source_to(
     (host / ".agents/memory/semantic/INDEX.md").unlink()
     commit_all(host, "an innocent-looking commit")
 
-    script = str(host / SKILL / "scripts/eco_mem.py")
-    result = run(host, sys.executable, script, "restore-indexes", env=env)
+    result = run_ops(host, "restore-indexes", env=env)
     assert not marker.exists(), result.stdout + result.stderr
 
 
@@ -230,7 +229,8 @@ def test_what_the_reader_accepts_yaml_reads_as_the_same_source_and_commit(
     (yaml.safe_load on the bytes, as copier._user_data.load_answersfile_data) reads the
     same `_src_path` and `_commit`, and no key the reader did not see."""
     from ecomem.errors import UsageError
-    from ecomem.install.answers import read_answers
+
+    from eco_mem_ops.install.answers import read_answers
 
     path = tmp_path_factory.mktemp("answers") / ANSWERS
     path.write_bytes(text.encode("utf-8"))
@@ -349,6 +349,5 @@ def test_restore_indexes_never_copies_from_a_work_tree_folder_named_like_the_sou
     (host / ".agents/memory/semantic/INDEX.md").unlink()
     commit_all(host, "an innocent-looking commit")
 
-    script = str(host / SKILL / "scripts/eco_mem.py")
-    result = run(host, sys.executable, script, "restore-indexes", env=env)
+    result = run_ops(host, "restore-indexes", env=env)
     assert not marker.exists(), result.stdout + result.stderr

@@ -14,6 +14,7 @@ import pytest
 
 from tests.helpers import (
     MEMORY,
+    PROJECT,
     assert_exit,
     commit_all,
     copy_template,
@@ -255,11 +256,11 @@ def test_upgrade_names_the_missing_extension_and_how_to_add_it(
     (tools / "copier").write_text(f"#!{SYSTEM_PYTHON}\nraise SystemExit(3)\n", encoding="utf-8")
     (tools / "copier").chmod(0o755)
     env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
-    script = host / ".agents/skills/eco-mem/scripts/eco_mem.py"
+    script = PROJECT / "ops.py"  # the operator's, from this checkout
 
     result = subprocess.run(
         # `-- --defaults`: asks for an update, so the up-to-date answer does not apply.
-        [sys.executable, str(script), "upgrade", "--root", str(host), "--", "--defaults"],
+        [sys.executable, "-I", str(script), "upgrade", "--root", str(host), "--", "--defaults"],
         capture_output=True, text=True, env=env, cwd=host,
     )  # fmt: skip
 
@@ -277,7 +278,7 @@ def test_upgrade_names_the_missing_extension_and_how_to_add_it(
     if _lacks(SYSTEM_PYTHON, "copier"):  # no copier at all: the same commands
         bare = {**os.environ, "PATH": "/usr/bin:/bin"}
         missing = subprocess.run(
-            [str(SYSTEM_PYTHON), str(script), "upgrade", "--root", str(host), "--", "--defaults"],
+            [str(SYSTEM_PYTHON), "-I", str(script), "upgrade", "--root", str(host), "--", "--defaults"],
             capture_output=True, text=True, env=bare, cwd=host,
         )  # fmt: skip
         assert missing.returncode == 2 and "Traceback" not in missing.stderr

@@ -465,13 +465,13 @@ def test_plant_refuses_a_repository_without_eco_mem(tmp_path: Path, source: Path
     ],
 )
 def test_shell_commands_are_read_for_the_files_they_open(ecomem, command: str, expected) -> None:
-    from ecomem.experiment.shell import accesses
+    from eco_mem_ops.experiment.shell import accesses
 
     assert [(access.kind, access.path) for access in accesses(command, "/w")] == expected
 
 
 def test_rg_skips_hidden_folders_unless_asked(ecomem) -> None:
-    from ecomem.experiment.shell import accesses
+    from eco_mem_ops.experiment.shell import accesses
 
     assert [a.hidden for a in accesses("rg port", "/w")] == [False]
     assert [a.hidden for a in accesses("rg --hidden port", "/w")] == [True]
@@ -479,7 +479,7 @@ def test_rg_skips_hidden_folders_unless_asked(ecomem) -> None:
 
 
 def test_codex_argv_commands_unwrap_the_shell(ecomem) -> None:
-    from ecomem.experiment.shell import inner_script
+    from eco_mem_ops.experiment.shell import inner_script
 
     assert inner_script(["bash", "-lc", "cat x"]) == "cat x"
     assert inner_script(["sed", "-n", "1,2p", "a b.md"]) == "sed -n 1,2p 'a b.md'"

@@ -23,6 +23,7 @@ import pytest
 from tests.helpers import (
     ANSWERS,
     MEMORY,
+    PROJECT,
     SKILL,
     assert_exit,
     commit_all,
@@ -175,7 +176,7 @@ def test_a_local_upgrade_refuses_a_skill_path_linked_into_git(host: Path) -> Non
     state = sorted(os.listdir(host / ".git/eco-mem"))
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     upgraded = subprocess.run(
-        [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), "upgrade"],
+        [sys.executable, "-I", str(PROJECT / "ops.py"), "upgrade", "--root", "."],
         cwd=host,
         capture_output=True,
         text=True,

@@ -579,7 +579,7 @@ HOST_HOOKS = st.dictionaries(
 def test_adding_then_removing_gives_back_the_host_bytes(
     ecomem, tmp_path_factory, data, hooks, indent, ascii_only, newline
 ) -> None:
-    from ecomem.install import hooks as install
+    from eco_mem_ops.install import hooks as install
 
     root = tmp_path_factory.mktemp("settings")
     host = dict(data)
@@ -603,7 +603,7 @@ def test_adding_then_removing_gives_back_the_host_bytes(
 
 
 def test_an_entry_from_another_skill_path_is_updated_in_place(ecomem, tmp_path: Path) -> None:
-    from ecomem.install import hooks as install
+    from eco_mem_ops.install import hooks as install
 
     old = install.our_group(".github/skills/eco-mem")
     text = json.dumps({"hooks": {"SessionStart": [old, {"hooks": []}]}, "z": 1}, indent=2)
@@ -616,7 +616,7 @@ def test_an_entry_from_another_skill_path_is_updated_in_place(ecomem, tmp_path: 
 
 
 def test_our_command_inside_a_host_group_leaves_the_host_command(ecomem, tmp_path) -> None:
-    from ecomem.install import hooks as install
+    from eco_mem_ops.install import hooks as install
 
     mixed = {
         "matcher": "*",

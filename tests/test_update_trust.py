@@ -1,4 +1,4 @@
-"""`eco_mem.py upgrade` runs only a template this clone was told to trust, never reads
+"""`ops.py upgrade` runs only a template this clone was told to trust, never reads
 repository data as a git option, answers an up-to-date install without Copier, and the
 install's tasks never run a module the host left in the scripts folder (issue 27).
 
@@ -18,6 +18,7 @@ import pytest
 
 from tests.helpers import (
     ANSWERS,
+    PROJECT,
     SKILL,
     assert_exit,
     assert_no_traceback,
@@ -73,7 +74,7 @@ def test_an_edited_src_path_is_refused_and_its_template_never_runs(
     result = assert_exit(run_ops(host, "upgrade"), 2)
     assert_no_traceback(result)
     assert "is not the template this clone trusts" in result.stderr
-    assert f"eco_mem.py upgrade --template {attacker}" in result.stderr  # how, on purpose
+    assert f"ops.py upgrade --template {attacker}" in result.stderr  # how, on purpose
     assert len(result.stderr.strip().splitlines()) == 1
     assert not marker.exists()
     assert git(host, "status", "--porcelain") == ""
@@ -207,15 +208,7 @@ def test_an_up_to_date_upgrade_answers_in_one_line_without_copier(
 ) -> None:
     marker = tmp_path / "copier-ran"
     env = fake_copier(tmp_path / "bin", marker)
-    script = host / SKILL / "scripts/eco_mem.py"
-    result = subprocess.run(
-        [sys.executable, str(script), "upgrade"],
-        cwd=host,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    result = run_ops(host, "upgrade", env=env)
     assert_exit(result, 0)
     assert result.stdout.splitlines() == [
         f"eco-mem is already at v0.0.1, the newest release of {template_repo}; nothing to do"
@@ -240,7 +233,7 @@ def test_the_copier_hint_appends_the_templates_venv_to_path(
         pytest.skip("needs a python3 without copier")
     git_dir = os.path.dirname(shutil.which("git") or "/usr/bin/git")
     result = subprocess.run(
-        [python, str(host / SKILL / "scripts/eco_mem.py"), "upgrade"],
+        [python, "-I", str(PROJECT / "ops.py"), "upgrade", "--root", "."],
         cwd=host,
         env={**os.environ, "PATH": git_dir},
         capture_output=True,
@@ -282,7 +275,16 @@ def test_an_up_to_date_upgrade_loads_none_of_the_upgrade_machinery(host: Path) -
     # driver load, which is what keeps it near verify's cost (benchmarks/upgrade_current.py
     # measures the ratio; a timed test would only measure the machine's load).
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", str(host / SKILL / "scripts/eco_mem.py"), "upgrade"],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-I",
+            str(PROJECT / "ops.py"),
+            "upgrade",
+            "--root",
+            ".",
+        ],
         cwd=host,
         capture_output=True,
         text=True,
@@ -290,11 +292,9 @@ def test_an_up_to_date_upgrade_loads_none_of_the_upgrade_machinery(host: Path) -
     assert_exit(result, 0)
     assert "nothing to do" in result.stdout, result.stdout
     loaded = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()}
-    assert "ecomem.commands.upgrade" in loaded
-    assert (
-        not {"ecomem.install.upgrade", "ecomem.install.copier_setup", "ecomem.gitsetup.driver"}
-        & loaded
-    )
+    assert "eco_mem_ops.commands.upgrade" in loaded
+    machinery = {"eco_mem_ops.install.upgrade", "eco_mem_ops.install.copier_setup"}
+    assert not (machinery | {"ecomem.gitsetup.driver"}) & loaded
 
 
 SOURCES_COPIER_READS = [
@@ -321,7 +321,8 @@ def test_the_trust_check_reads_a_source_where_copier_sends_git(
     # secrev-2 finding 2: `git+foo` is `foo` to Copier. The check's `location` must be
     # where Copier's own reading (copier._vcs.get_repo) then sends git, never a look-alike.
     from copier._vcs import get_repo
-    from ecomem.install.template_source import location
+
+    from eco_mem_ops.install.template_source import location
 
     url = get_repo(source)
     assert url is not None, source  # each one Copier takes as a URL for git
@@ -338,7 +339,8 @@ def test_a_file_url_source_is_refused_in_one_line(ecomem, tmp_path: Path, source
     # secrev-3 finding 1: git reads a file URL's host part and %-escapes by rules of its
     # own; rather than model them, the check asks for the template's path.
     from ecomem.errors import UsageError
-    from ecomem.install.template_source import location
+
+    from eco_mem_ops.install.template_source import location
 
     with pytest.raises(UsageError, match="name the template by its path"):
         location(source, tmp_path)
@@ -349,7 +351,7 @@ def test_a_remote_source_that_is_also_a_work_tree_path_is_read_as_that_path(
 ) -> None:
     # secrev-3 finding 2: Copier and git clone an existing path first, whatever it
     # looks like, so the check must see the committed folder, not the remote.
-    from ecomem.install.template_source import location
+    from eco_mem_ops.install.template_source import location
 
     source = "git@github.com:org/eco-mem.git"
     assert location(source, tmp_path) == source
@@ -360,7 +362,7 @@ def test_a_remote_source_that_is_also_a_work_tree_path_is_read_as_that_path(
 def test_records_made_before_the_model_still_name_their_template(ecomem, tmp_path: Path) -> None:
     # v0.4.0 recorded gh: expanded without `.git` and kept `git+`; both must still match
     # what the model reads now, and nothing wider than that.
-    from ecomem.install.template_source import location, same_template
+    from eco_mem_ops.install.template_source import location, same_template
 
     assert same_template(location("gh:org/eco-mem", tmp_path), "https://github.com/org/eco-mem")
     assert same_template(location("git+https://h.example/x", tmp_path), "git+https://h.example/x")
