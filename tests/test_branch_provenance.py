@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, git
+from tests.helpers import MEMORY, SKILL, git, run_ops
 from tests.memory_helpers import fact, mem
 
 DESK = f"{MEMORY}/working/fix-login.md"
@@ -338,7 +338,7 @@ def test_blocks_replaces_the_older_hook_that_ran_the_work_tree(victim: Path) -> 
     new = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     data["hooks"]["SessionStart"][0]["hooks"][0]["command"] = old
     settings.write_text(json.dumps(data, indent=2) + "\n")
-    assert mem(victim, "blocks").returncode == 0
+    assert run_ops(victim, "blocks").returncode == 0
     (group,) = json.loads(settings.read_text())["hooks"]["SessionStart"]
     assert group["hooks"] == [{"type": "command", "command": new}]
 

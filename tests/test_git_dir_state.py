@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, assert_no_traceback, commit_all, git
+from tests.helpers import MEMORY, SKILL, assert_no_traceback, commit_all, git, run_ops
 from tests.memory_helpers import fact, mem
 
 WORKING = f"{MEMORY}/working"
@@ -318,7 +318,7 @@ def test_a_settings_file_nested_a_thousand_deep_is_one_line_in_blocks(host: Path
     text = '{"a": ' + "[" * 1000 + "]" * 1000 + "}\n"
     settings.write_text(text, encoding="utf-8")
 
-    result = mem(host, "blocks")
+    result = run_ops(host, "blocks")
 
     assert_no_traceback(result)
     assert "RecursionError" not in result.stderr and "internal error" not in result.stderr

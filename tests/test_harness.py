@@ -22,12 +22,14 @@ from hypothesis import strategies as st
 
 from tests.helpers import (
     MEMORY,
+    PROJECT,
     SKILL,
     build_files,
     commit_all,
     copy_template,
     git,
     init_repo,
+    run_ops,
     snapshot_template,
     update_project,
 )
@@ -234,7 +236,7 @@ def test_settings_behind_a_link_leading_out_are_never_written(
         (host / ".claude").mkdir()
         (host / SETTINGS).symlink_to(outside / "settings.json")
 
-    result = mem(host, "blocks")
+    result = run_ops(host, "blocks")
 
     assert result.returncode == 0, result.stderr
     assert "link leading out of the repository" in result.stderr
@@ -253,7 +255,7 @@ def test_a_fifo_at_the_settings_path_is_left_alone_without_hanging_the_install(
     os.mkfifo(host / SETTINGS)
 
     result = subprocess.run(
-        [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), "blocks"],
+        [sys.executable, "-I", str(PROJECT / "ops.py"), "blocks", "--root", "."],
         cwd=host,
         capture_output=True,
         text=True,
@@ -273,7 +275,7 @@ def test_a_settings_file_linked_inside_the_repository_is_edited_through_the_link
     (host / SETTINGS).unlink()
     (host / SETTINGS).symlink_to("../config/claude.json")
 
-    assert mem(host, "blocks").returncode == 0
+    assert run_ops(host, "blocks").returncode == 0
 
     assert (host / SETTINGS).is_symlink()
     assert json.loads(shared.read_text(encoding="utf-8"))["model"] == "opus"

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, commit_all, copy_template, git, init_repo, work_tree_bytes
+from tests.helpers import (
+    MEMORY,
+    SKILL,
+    commit_all,
+    copy_template,
+    git,
+    init_repo,
+    run_ops,
+    work_tree_bytes,
+)
 from tests.memory_helpers import SCRIPT
 
 WEB = "packages/web"
@@ -280,22 +289,22 @@ def test_blocks_refreshes_package_contracts_and_keeps_rows(host: Path) -> None:
     fresh = index.read_text(encoding="utf-8")
     rows = fresh[fresh.index("|---") :]
     index.write_text(fresh.replace("Confirmed facts", "Old wording of the facts"), encoding="utf-8")
-    ok(mem_in(host, ".", "blocks"))
+    ok(run_ops(host, "blocks"))
     assert index.read_text(encoding="utf-8") == fresh
     assert index.read_text(encoding="utf-8").endswith(rows)
     before = work_tree_bytes(host)
-    ok(mem_in(host, ".", "blocks"))
+    ok(run_ops(host, "blocks"))
     assert work_tree_bytes(host) == before
     episodic = host / WEB_MEMORY / "episodic/INDEX.md"
     episodic.unlink()  # a drawer without its INDEX is broken: blocks puts it back
-    ok(mem_in(host, ".", "blocks"))
+    ok(run_ops(host, "blocks"))
     assert work_tree_bytes(host) == before
 
 
 def test_uninstall_takes_package_blocks_out_and_keeps_their_memory(host: Path) -> None:
     ok(fact_in(host, WEB, "Web bundles with vite and pnpm"))
     commit_all(host, "a fact")
-    ok(mem_in(host, ".", "uninstall"))
+    ok(run_ops(host, "uninstall"))
     assert (host / WEB / "AGENTS.md").read_bytes() == b"# Web\r\n\r\nUse pnpm.\r\n"
     assert not (host / DOCS / "AGENTS.md").exists()  # it held only our block
     assert (host / WEB_MEMORY / "semantic/web-bundles-with-vite-and-pnpm.md").is_file()
@@ -303,7 +312,7 @@ def test_uninstall_takes_package_blocks_out_and_keeps_their_memory(host: Path) -
 
 
 def test_uninstall_memory_removes_package_stores_too(host: Path) -> None:
-    ok(mem_in(host, ".", "uninstall", "--memory"))
+    ok(run_ops(host, "uninstall", "--memory"))
     assert not (host / WEB_MEMORY).exists() and not (host / DOCS / MEMORY).exists()
     assert (host / WEB / "src/index.ts").is_file()
 

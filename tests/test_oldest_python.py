@@ -1,4 +1,5 @@
-"""The rendered script promises Python 3.9+: run it under the oldest one we can find."""
+"""The rendered script and the operator's ops.py promise Python 3.9+: run them under the
+oldest one we can find."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SKILL, assert_exit, assert_no_traceback
+from tests.helpers import PROJECT, SKILL, assert_exit, assert_no_traceback
+
+OPS = str(PROJECT / "ops.py")
 
 
 def find_python39() -> str | None:
@@ -40,9 +43,17 @@ def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> Non
             [PYTHON39, script, *args], cwd=host, capture_output=True, text=True, env=env
         )
 
+    def ops(*args: str) -> subprocess.CompletedProcess:
+        command, *rest = args
+        return subprocess.run(
+            [PYTHON39, "-I", OPS, command, "--root", str(host), *rest],
+            cwd=host, capture_output=True, text=True, env=env,
+        )  # fmt: skip
+
     assert run("--help").returncode == 0
-    assert run("blocks").returncode == 0
-    assert run("restore-indexes").returncode == 0
+    assert subprocess.run([PYTHON39, "-I", OPS, "--help"], capture_output=True).returncode == 0
+    assert ops("blocks").returncode == 0
+    assert ops("restore-indexes").returncode == 0
     clean = run("verify", "--json", "--today", "2026-11-30")
     assert clean.returncode == 0, clean.stderr
 
@@ -100,19 +111,23 @@ def test_experiment_kit_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> No
     shutil.copytree(rendered, host, symlinks=True)
     subprocess.run(["git", "add", "-A"], cwd=host, check=True)
     subprocess.run(["git", "commit", "-qm", "install"], cwd=host, check=True)
-    script = str(host / SKILL / "scripts/eco_mem.py")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
     def run(*args: str, cwd: Path = host) -> subprocess.CompletedProcess:
+        # The kit is the operator's: ops.py, from this checkout.
         return subprocess.run(
-            [PYTHON39, script, *args], cwd=cwd, capture_output=True, text=True, env=env
+            [PYTHON39, "-I", OPS, *args], cwd=cwd, capture_output=True, text=True, env=env
         )
 
     for kind in ("recall", "laundering", "injection"):
         planted = run("experiment", "plant", kind, "--into", str(tmp_path / kind), "--json")
         assert planted.returncode == 0, planted.stderr
     clone = tmp_path / "recall"
-    assert run("verify", cwd=clone).returncode == 0
+    verified = subprocess.run(
+        [PYTHON39, str(clone / SKILL / "scripts/eco_mem.py"), "verify"],
+        cwd=clone, capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert verified.returncode == 0, verified.stderr
     transcripts = Path(__file__).parent / "fixtures/transcripts"
     listed = run(
         "experiment",

@@ -356,7 +356,7 @@ def test_a_hard_linked_agents_md_stops_blocks_with_one_line(host: Path, victim: 
     agents.unlink()
     os.link(victim, agents)
 
-    line = one_line(mem(host, "blocks"), 2)
+    line = one_line(run_ops(host, "blocks"), 2)
 
     assert "AGENTS.md" in line and "hard link" in line
     assert victim.read_text(encoding="utf-8") == "# Host notes\n"
