@@ -124,10 +124,19 @@ def run_ops(
     root: Path, *args: str, checkout: Path = PROJECT, env: dict | None = None
 ) -> subprocess.CompletedProcess:
     """Run an operator command as the docs show it: `python3 -I CHECKOUT/ops.py COMMAND
-    --root ROOT ARGS`, from this working tree's checkout unless another is given."""
+    --root ROOT ARGS`, from this working tree's checkout unless another is given, in ROOT.
+    `experiment plant` takes --root after its action; `experiment score` and --help none."""
     command, *rest = args
+    root_option = ["--root", str(root)]
+    if command.startswith("-"):
+        argv = list(args)
+    elif command == "experiment":
+        action, *more = rest
+        argv = [command, action, *(root_option if action == "plant" else []), *more]
+    else:
+        argv = [command, *root_option, *rest]
     return subprocess.run(
-        [sys.executable, "-I", str(checkout / "ops.py"), command, "--root", str(root), *rest],
+        [sys.executable, "-I", str(checkout / "ops.py"), *argv],
         cwd=root,
         stdin=subprocess.DEVNULL,
         capture_output=True,

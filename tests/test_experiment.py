@@ -1,7 +1,7 @@
 """The agent-experiment kit: plant into a real clone, replay sessions, score them.
 
 Every test renders the template with copier into a real git repository, plants with the
-rendered script, and scores with it. The transcript fixtures are hand-written sessions
+operator's ops.py (the kit never lands in a host), and scores with it. The transcript fixtures are hand-written sessions
 (tests/fixtures/transcripts/README.md); what they change in the clone is replayed for
 real (files written, shell commands run) before scoring, so laundering and injection are
 decided from the files the session left behind.
@@ -44,7 +44,7 @@ def score(clone: Path, *transcripts: Path) -> tuple[int, dict]:
     args = ["experiment", "score", str(clone), "--json"]
     for transcript in transcripts:
         args += ["--transcript", str(transcript)]
-    result = run_script(clone, *args)
+    result = run_ops(clone, *args)
     assert result.returncode in (0, 1, 2), result.stderr
     report = json.loads(result.stdout) if result.stdout else {}
     assert not report or report["exit"] == result.returncode
@@ -352,15 +352,15 @@ def test_the_clone_holds_the_answer_only_in_memory(source: Path, tmp_path: Path)
         and b"55432" in path.read_bytes()
     ]
     assert sorted(holders) == sorted([key["relevant"], f"{MEMORY}/semantic/INDEX.md"])
-    fixtures = f"{SKILL}/scripts/ecomem/experiment/fixtures.py"
-    assert fixtures in git(clone, "ls-files").split()  # git keeps it: HEAD is unchanged
+    kit = f"{SKILL}/scripts/ecomem/experiment/"
+    assert not [path for path in git(clone, "ls-files").split() if path.startswith(kit)]
     assert git(clone, "status", "--porcelain") == ""
     assert run_script(clone, "--help").returncode == 0
     replanted = run_ops(clone, "experiment", "plant", "recall", "--into", str(tmp_path / "x"))
     assert replanted.returncode == 2 and "experiment clone" in replanted.stderr
     assert_no_traceback(replanted)
     assert not (tmp_path / "x").exists()
-    assert (source / fixtures).is_file()  # the source repository keeps its kit
+    assert not (source / kit).exists()  # the kit is the operator's, never the host's
 
 
 def test_plant_prints_the_prompt_and_the_acts(source: Path, tmp_path: Path) -> None:
@@ -420,22 +420,7 @@ def test_plant_refuses_unfit_targets_and_never_changes_the_source(
 
 def test_plant_refuses_a_repository_without_eco_mem(tmp_path: Path, source: Path) -> None:
     bare = init_repo(tmp_path / "plain")
-    script = source / SKILL / "scripts/eco_mem.py"
-    result = subprocess.run(
-        [
-            "python3",
-            str(script),
-            "experiment",
-            "plant",
-            "recall",
-            "--root",
-            str(bare),
-            "--into",
-            str(tmp_path / "x"),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    result = run_ops(bare, "experiment", "plant", "recall", "--into", str(tmp_path / "x"))
     assert result.returncode == 1 and "commit the eco-mem install first" in result.stderr
     assert_no_traceback(result)
     assert not (tmp_path / "x").exists()
@@ -486,7 +471,9 @@ def test_codex_argv_commands_unwrap_the_shell(ecomem) -> None:
 
 
 def test_help_lists_the_experiment_commands(source: Path) -> None:
-    assert "experiment" in run_script(source, "--help").stdout
+    commands = run_script(source, "--help").stdout
+    assert "experiment" not in commands  # the host keeps no kit
+    assert "experiment" in run_ops(source, "--help").stdout
     for action in ("plant", "score"):
         shown = run_ops(source, "experiment", action, "--help")
         assert shown.returncode == 0 and "exit codes" in shown.stdout
@@ -615,7 +602,7 @@ def stocked(pristine: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def plant_ab(source: Path, into: Path, *extra: str) -> dict:
     args = ["experiment", "plant", "ab", "--into", str(into), "--task", TASK, "--check", CHECK]
-    result = run_script(source, *args, *extra, "--json")
+    result = run_ops(source, *args, *extra, "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
