@@ -91,12 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(given_root(argv))
     asks_help = not argv or any(word in HELP_WORDS for word in argv)
     if not asks_help:
+        # Named as the boundary names a command's failures: one line, `ops.py COMMAND: ...`.
+        say = f"{PROG} {argv[0]}" if not argv[0].startswith("-") else PROG
         if not root.is_dir():
-            print(f"{PROG}: {root} is not a directory", file=sys.stderr)
+            print(f"{say}: {root} is not a directory", file=sys.stderr)
             return 2
         unsettled = settle(root)
         if unsettled:
-            print(f"{PROG}: cannot read the answers of {root}: {unsettled}", file=sys.stderr)
+            print(f"{say}: {unsettled}", file=sys.stderr)
             return 2
     try:
         args = build_parser(argv).parse_args(argv)

@@ -339,14 +339,15 @@ def test_upgrade_without_copier_on_path_names_the_templates_venv(tmp_path: Path)
     commit_all(host, "Install eco-mem")
     git(template, "tag", "v99.0.0")  # a newer release: the up-to-date answer does not apply
     bare = {**os.environ, "PATH": "/usr/bin:/bin"}
-    script = ".agents/skills/eco-mem/scripts/eco_mem.py"
+    ops = str(template / "ops.py")  # the demo's clone: where the README runs ops.py from
 
     refused = subprocess.run(
-        [str(SYSTEM_PYTHON), script, "upgrade"], cwd=host, env=bare, capture_output=True, text=True
-    )
+        [str(SYSTEM_PYTHON), ops, "upgrade", "--root", "."],
+        cwd=host, env=bare, capture_output=True, text=True,
+    )  # fmt: skip
 
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
-    hint = re.search(r"`(PATH=\S+ python3 \S+ upgrade)`", refused.stderr)
+    hint = re.search(r"`(PATH=\S+ python3 \S+ upgrade --root \.)`", refused.stderr)
     assert hint and f"{template}/.venv/bin" in hint.group(1), refused.stderr
     assert "pipx inject copier copier-template-extensions" in refused.stderr
     followed = subprocess.run(

@@ -36,7 +36,7 @@ from tests.helpers import (
     copy_template,
     init_repo,
     replace_in,
-    run_script,
+    run_ops,
     work_tree_bytes,
 )
 from tests.test_host_layouts import COPIER_NOTES, copier
@@ -131,7 +131,7 @@ def test_plain_copier_update_refuses_a_hand_edited_memory_path_in_one_line(
     for command in ("upgrade", "restore-indexes"):
         if command == "restore-indexes":
             (dst / ".agents/memory/episodic/INDEX.md").unlink()
-        said = assert_exit(run_script(dst, command), 2)
+        said = assert_exit(run_ops(dst, command), 2)
         assert_no_traceback(said)
         # An escape YAML would expand is refused by the reader's shape rule before the path
         # rule sees the value; either way one line that never prints it.

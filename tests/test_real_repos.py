@@ -311,10 +311,10 @@ def test_every_foreseeable_upgrade_failure_is_one_line(
         commit_all(host, "an answers file from an older copy")
     before = work_tree_bytes(host)
 
-    result = run_script(host, *args)
+    result = run_ops(host, *args)
     assert result.returncode == 2
     assert_no_traceback(result)
-    assert result.stderr.startswith("eco_mem.py upgrade: ") and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("ops.py upgrade: ") and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr + result.stdout
     assert work_tree_bytes(host) == before
 

@@ -353,7 +353,7 @@ def test_an_answers_file_that_is_not_utf8_is_one_line_and_exit_2(
     commit_all(dst, "an editor saved the answers as Latin-1")
     head = git(dst, "rev-parse", "HEAD")
 
-    result = run_script(dst, command, *(["--", "--defaults"] if command == "upgrade" else []))
+    result = run_ops(dst, command, *(["--", "--defaults"] if command == "upgrade" else []))
 
     assert result.returncode == 2, result.stdout + result.stderr
     assert_no_traceback(result)
