@@ -37,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "data" / "conventions.json"
 SCRIPT = ".agents/skills/eco-mem/scripts/eco_mem.py"
+OPS = str(Path(__file__).resolve().parent.parent / "ops.py")  # the operator's kit
 
 TASKS = {
     "currency": (
@@ -181,7 +182,7 @@ def plant(base: Path, into: Path) -> dict:
     for task, (text, _) in TASKS.items():
         done = subprocess.run(
             [
-                *(sys.executable, SCRIPT, "experiment", "plant", "ab"),
+                *(sys.executable, "-I", OPS, "experiment", "plant", "ab"),
                 *("--into", str(into / task), "--task", text),
                 *("--check", "python -m pytest -q", "--json"),
             ],

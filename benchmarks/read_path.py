@@ -94,14 +94,17 @@ def read_path(host: Path, query: str) -> int:
 
 
 def pile_bytes(host: Path) -> int:
-    scripts = str(host / SKILL / "scripts")
-    sys.path.insert(0, scripts)
-    try:
-        from ecomem.experiment.pile import pile_text
+    # The kit is the operator's (eco_mem_ops, beside the template), over this checkout's
+    # runtime; the host's answers reach it through settle.
+    from eco_mem_ops import runtime
 
-        return len(pile_text(host).encode("utf-8"))
-    finally:
-        sys.path.remove(scripts)
+    runtime.use_release_runtime()
+    from ecomem import protocol
+
+    protocol.settle(host)
+    from eco_mem_ops.experiment.pile import pile_text
+
+    return len(pile_text(host).encode("utf-8"))
 
 
 def measure_store(base: Path, folder: Path, data: dict, label, extra: dict, at_cap: bool) -> dict:

@@ -1,13 +1,13 @@
-"""Benchmark: `eco_mem.py upgrade` with nothing to do, against `eco_mem.py verify`.
+"""Benchmark: `ops.py upgrade` with nothing to do, against `eco_mem.py verify`.
 
 What is measured: the wall time of the rendered script as a subprocess, in the
 same interleaved runs (benchmarks/_timing.py), on one freshly installed and
 committed host whose answers record the template's newest tag:
 
   verify     python3 <skill>/scripts/eco_mem.py verify
-  upgrade    python3 <skill>/scripts/eco_mem.py upgrade   (up to date: it lists the
+  upgrade    python3 <checkout>/ops.py upgrade --root HOST   (up to date: it lists the
              template's tags with one `git ls-remote` and stops, no Copier)
-  re-apply   python3 <skill>/scripts/eco_mem.py upgrade --vcs-ref v0.0.1 -- --defaults
+  re-apply   python3 <checkout>/ops.py upgrade --root HOST --vcs-ref v0.0.1 -- --defaults
              (what an up-to-date upgrade cost before: Copier renders and compares)
 
 The template is this working tree, committed and tagged v0.0.1 in a temporary
@@ -31,13 +31,17 @@ from pathlib import Path
 from benchmarks._timing import measure, ms, parse_runs, print_table, ratio_line
 from tests.helpers import SKILL, commit_all, copy_template, init_repo, snapshot_template
 
+OPS = str(Path(__file__).resolve().parent.parent / "ops.py")
 DEFAULT_RUNS = 9
 TARGET = 1.5
 
 
 def script_run(host: Path, *args: str):
     """A `prepare` for measure(): the rendered script with ARGS, as a user runs it."""
-    command = [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), *args]
+    if args[0] == "verify":  # the host's runtime
+        command = [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), *args]
+    else:  # the operator's, from this checkout
+        command = [sys.executable, OPS, args[0], "--root", str(host), *args[1:]]
 
     def prepare():
         return lambda: subprocess.run(
@@ -55,7 +59,7 @@ def main() -> int:
         copy_template(template, host)
         commit_all(host, "install eco-mem")
         said = subprocess.run(
-            [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), "upgrade"],
+            [sys.executable, OPS, "upgrade", "--root", str(host)],
             cwd=host,
             capture_output=True,
             text=True,
