@@ -9,6 +9,7 @@ before any other ecomem module is imported: some of them read those answers at i
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -88,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
-    root = Path(given_root(argv))
+    # Absolute, as the fleet passes it: some commands hand it to `git -C` beside paths
+    # under it (copier.yml's tasks say `--root .`).
+    root = Path(os.path.abspath(given_root(argv)))
     asks_help = not argv or any(word in HELP_WORDS for word in argv)
     if not asks_help:
         # Named as the boundary names a command's failures: one line, `ops.py COMMAND: ...`.
