@@ -6,5 +6,5 @@ Three all-repos programs, each taking `-C/--config-filename` and `--template`:
   python -m eco_mem_fleet.upgrade   run `ops.py upgrade` where a repo is behind
   python -m eco_mem_fleet.status    installed?, which version, verify result, per cloned repo
 
-Each runs only its own render of `--template` (own_scripts.py), never a repository's scripts.
+Each runs only its own checkout of `--template` (own_scripts.py), never a repository's scripts.
 """

@@ -6,8 +6,8 @@ its changes staged (all-repos commits and pushes them) or exactly as cloned
 
 Nothing here runs the repository's own scripts: Copier runs with its tasks and
 migrations skipped, and the commands they would run come from the fleet's own
-render of its template (own_scripts.py). Every render is of a release from the
-run's snapshot (releases.py), in a process with no token (clean_env.py).
+checkout of its template (own_scripts.py). Every render and checkout is of a release
+from the run's snapshot (releases.py), in a process with no token (clean_env.py).
 """
 
 from __future__ import annotations

@@ -159,16 +159,6 @@ def unreleased(answers: dict, releases: Releases) -> str:
     )
 
 
-def answered(answers: dict) -> dict:
-    """The answers to the template's QUESTIONS, plain scalars only: what a render needs.
-    Never a computed value, even where `refusal` was skipped."""
-    return {
-        key: value
-        for key, value in answers.items()
-        if key in QUESTIONS and isinstance(value, (str, bool, int, float))
-    }
-
-
 def render_release(
     releases: Releases, tag: str, destination: str, data: dict, env: dict[str, str]
 ) -> None:

@@ -8,8 +8,8 @@ eco-mem installed, which version do its answers record, what is the newest
 tag of the fleet's template, what does `eco_mem.py verify --json` say (exit
 code, errors, warnings), and what does `eco_mem.py review --json` find
 (entries per drawer, findings per kind, always-loaded bytes). verify and
-review are the fleet's own: --template rendered at REF (default: its newest
-tag) with each repository's answers, never the repository's copy of the
+review are the fleet's own: --template checked out at REF (default: its newest
+tag), reading each repository's answers, never the repository's copy of the
 scripts (own_scripts.py). A repository whose answers name another template
 or a path outside it is refused, one line in the table. A line per repository on stderr as each
 is done (`[i/N]`, silent under CI=true), then the table, worst first: most

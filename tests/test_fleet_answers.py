@@ -10,7 +10,6 @@ a clean one; plain Copier is given a computed value as `--data`.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
@@ -178,22 +177,24 @@ def test_an_unreadable_answers_file_fails_that_repository_only(fleet, action) ->
         assert report["clean"]["result"] == "upgraded", report["clean"]
 
 
-def test_the_fleets_render_never_takes_a_computed_value(tmp_path: Path) -> None:
+def test_the_fleets_own_scripts_are_the_release_as_committed(tmp_path: Path) -> None:
+    """The fleet runs the pinned release's files, nothing a repository's answers shaped:
+    its checkout holds exactly the commit's tree, the runtime and ops.py among them."""
     template = two_releases(tmp_path / "eco-mem")
-    answers = yaml.safe_load(COMPUTED_ANSWERS) | {"skill_path": ".agents/skills"}
     releases = fetch(str(template), str(tmp_path / "releases"))
     (tmp_path / "own").mkdir()
-    script = OwnScripts(releases, "v2.0.0", str(tmp_path / "own")).script(answers)
-    protocol = (script.parent / "ecomem/protocol.py").read_text(encoding="utf-8")
-    assert EVIL not in protocol and "semantic/x" not in protocol
-    assert f"SKILL_DIR = '{SKILL}'" in protocol
-    # The rendered scripts carry copier.yml's questions, for restore-indexes' `--data`.
-    (rendered,) = [
-        ast.literal_eval(node.value)
-        for node in ast.parse(protocol).body
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "QUESTIONS"
-    ]
-    assert rendered == asked_questions()
+    own = OwnScripts(releases, "v2.0.0", str(tmp_path / "own"))
+
+    runtime, operator = own.runtime(), own.operator()
+
+    checkout = operator.parent
+    assert runtime.is_file() and operator.is_file()
+    assert runtime.relative_to(checkout).parts[:2] == ("template", "{{skill_path}}")
+    committed = git(template, "ls-tree", "-r", "--name-only", releases.commit("v2.0.0"))
+    files = {p.relative_to(checkout).as_posix() for p in checkout.rglob("*") if p.is_file()}
+    assert files == set(committed.split())
+    assert own.runtime() == runtime  # one checkout per run, however often it is asked
+    assert len(list((tmp_path / "own").iterdir())) == 2  # the checkout and its HOME
 
 
 COPIER = str(Path(sys.executable).with_name("copier"))
