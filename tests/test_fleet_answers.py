@@ -38,6 +38,7 @@ from tests.helpers import (
     ANSWERS,
     MEMORY,
     PROJECT,
+    RUNTIME_PROTOCOL,
     SKILL,
     commit_all,
     copy_template,
@@ -184,16 +185,24 @@ def test_the_fleets_render_never_takes_a_computed_value(tmp_path: Path) -> None:
     releases = fetch(str(template), str(tmp_path / "releases"))
     (tmp_path / "own").mkdir()
     script = OwnScripts(releases, "v2.0.0", str(tmp_path / "own")).script(answers)
-    protocol = (script.parent / "ecomem/protocol.py").read_text(encoding="utf-8")
-    assert EVIL not in protocol and "semantic/x" not in protocol
-    assert f"SKILL_DIR = '{SKILL}'" in protocol
-    # The rendered scripts carry copier.yml's questions, for restore-indexes' `--data`.
-    (rendered,) = [
+    # The scripts carry no answers at all; the ones they read are the answers file's.
+    rendered = script.parents[3]
+    held = [path.read_text(encoding="utf-8") for path in rendered.rglob("*") if path.is_file()]
+    assert not [text for text in held if EVIL in text or "semantic/x" in text]
+    assert (script.parent / "ecomem/protocol.py").read_bytes() == (
+        PROJECT / RUNTIME_PROTOCOL
+    ).read_bytes()
+
+
+def test_the_scripts_questions_are_copier_ymls_asked_questions() -> None:
+    """restore-indexes passes an answers file's answers back as `--data`: only these."""
+    text = (PROJECT / RUNTIME_PROTOCOL).read_text(encoding="utf-8")
+    (questions,) = [
         ast.literal_eval(node.value)
-        for node in ast.parse(protocol).body
+        for node in ast.parse(text).body
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "QUESTIONS"
     ]
-    assert rendered == asked_questions()
+    assert list(questions) == asked_questions()
 
 
 COPIER = str(Path(sys.executable).with_name("copier"))

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, commit_all, copy_template, git, init_repo, work_tree_bytes
+from tests.helpers import (
+    MEMORY,
+    RUNTIME_CONTRACTS,
+    SKILL,
+    commit_all,
+    copy_template,
+    git,
+    init_repo,
+    work_tree_bytes,
+)
 from tests.memory_helpers import SCRIPT
 
 WEB = "packages/web"
@@ -359,7 +368,7 @@ def test_copier_update_refreshes_every_package_contract_and_keeps_rows(tmp_path:
 
     def reword(repo: Path) -> None:
         replace_in(
-            repo / "template/{{memory_path}}/semantic/INDEX.md.jinja",
+            repo / RUNTIME_CONTRACTS,
             "Confirmed facts",
             "Checked facts",
         )
