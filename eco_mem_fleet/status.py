@@ -7,7 +7,8 @@ Reads the clones all-repos-clone made (run it first for fresh data): is
 eco-mem installed, which version do its answers record, what is the newest
 tag of the fleet's template, what does `eco_mem.py verify --json` say (exit
 code, errors, warnings), and what does `eco_mem.py review --json` find
-(entries per drawer, findings per kind, always-loaded bytes). verify and
+(entries per drawer, findings per kind, always-loaded bytes), and are the
+scripts it holds the bytes its release shipped (runtime.py). verify and
 review are the fleet's own: --template checked out at REF (default: its newest
 tag), reading each repository's answers, never the repository's copy of the
 scripts (own_scripts.py). A repository whose answers name another template
@@ -46,8 +47,9 @@ from eco_mem_fleet.own_scripts import (
     OwnScripts,
     refusal,
 )
-from eco_mem_fleet.releases import pinned_releases
+from eco_mem_fleet.releases import Releases, pinned_releases
 from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
+from eco_mem_fleet.runtime import runtime_difference
 from eco_mem_fleet.versions import (
     ANSWERS_FILE,
     DEFAULT_SKILL_PATH,
@@ -143,6 +145,7 @@ class Fleet:
     scripts: OwnScripts
     timeout: float = TIMEOUT  # seconds each command may run in one repository
     checks: dict = dataclasses.field(default_factory=dict)  # host_checks.checked's options
+    releases: Releases | None = None  # the run's snapshot: what each release shipped
 
 
 def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
@@ -172,6 +175,7 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
     status.problem = refusal(Path(path), answers, fleet.template)
     if status.problem:
         return status
+    status.problem = scripts_changed(fleet, status.version, path, answers)
     try:
         script = fleet.scripts.runtime()
     except RuntimeError as error:  # the release cannot be checked out: no repository can run
@@ -191,6 +195,16 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
     read_review(status, fleet.scripts, script, path, fleet.timeout)
     judge_host_checks(status, path, answers, fleet.checks)
     return status
+
+
+def scripts_changed(fleet: Fleet, version: str, path: str, answers: dict) -> str:
+    """runtime.py's line when the clone's scripts are not its release's, else ""."""
+    tag = fleet.releases.named(version) if fleet.releases else None
+    if tag is None:
+        return ""  # behind or unknown: the version column says so
+    skill = f"{answers.get('skill_path') or DEFAULT_SKILL_PATH}/eco-mem"
+    commit = fleet.releases.commit(tag)
+    return runtime_difference(fleet.releases.folder, commit, tag, path, skill)
 
 
 # What eco-mem writes besides its two folders (the workflows only with ci: github-actions).
@@ -365,7 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "host_checks": args.host_checks,
                 "may_download": args.host_checks_may_download,
             }
-            fleet = Fleet(template, ref, OwnScripts(releases, ref, folder), args.timeout, checks)
+            scripts = OwnScripts(releases, ref, folder)
+            fleet = Fleet(template, ref, scripts, args.timeout, checks, releases)
             inspect_one = functools.partial(inspect, fleet)
             with mapper.thread_mapper(args.jobs) as do_map:
                 statuses = worst_first(list(do_map(counted(inspect_one, len(items)), items)))

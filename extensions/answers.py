@@ -161,14 +161,6 @@ def computed_questions(template_folder) -> list[str]:
     ]
 
 
-def asked_questions(copier_conf) -> list[str]:
-    """The questions copier.yml asks, in its order: what an answers file may hold."""
-    src = Path(copier_conf["src_path"])
-    config = yaml.safe_load((src / "copier.yml").read_text(encoding="utf-8"))
-    computed = computed_questions(src)
-    return [name for name in config if not name.startswith("_") and name not in computed]
-
-
 def computed_data_problem(copier_conf) -> str:
     """Why the data holds a computed value, or "".
 
@@ -206,7 +198,6 @@ class AnswersExtension(Extension):
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
-        environment.filters["asked_questions"] = asked_questions
         environment.filters["findable_source"] = findable_source
         environment.filters["answers_yaml"] = answers_yaml
         environment.filters["installed_skill_dir"] = installed_skill_dir

@@ -1,13 +1,13 @@
-"""The eco-mem protocol's numbers and names, defined once.
+"""The protocol, as the template renders it: numbers, names and INDEX contracts.
 
-Every rendered file reads these through the `protocol` global: SKILL.md, the
-INDEX contracts and the verify script's constants. Change a cap here and the
-whole template follows; nothing else in the repository may restate a number.
+They are written once, in the scripts the template installs (ecomem/protocol.py and
+ecomem/store/contracts.py), and loaded from there by path: SKILL.md, the INDEX files
+and the scripts' own checks read the same numbers and the same text. Change a cap
+there and the whole template follows.
 
-The `path_problem` filter backs the path validators in copier.yml, so the
-rules for a valid answer live in Python instead of in long Jinja expressions;
-the charset part of it is the rendered scripts' ecomem/path_rule.py, loaded
-from the template so the fleet and the installed scripts apply the same rule.
+The `path_problem` filter backs the path validators in copier.yml, so the rules for a
+valid answer live in Python instead of in long Jinja expressions; the charset part of
+it is the scripts' ecomem/path_rule.py, the rule the fleet and the scripts apply too.
 """
 
 from __future__ import annotations
@@ -16,20 +16,21 @@ import importlib.util
 import posixpath
 import sys
 from pathlib import Path
-from pprint import pformat
 
 from jinja2 import Environment
 from jinja2.ext import Extension
 
+RUNTIME = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
+RUNTIME = RUNTIME / "scripts" / "ecomem"
 
-def _load_path_rule():
-    """The rendered scripts' own path rule module, loaded from the template by its file:
-    the validators, the fleet and the installed scripts judge a folder answer alike."""
-    file = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
-    file = file / "scripts" / "ecomem" / "path_rule.py"
-    spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
+
+def _load(relpath: str, name: str):
+    """A module of the scripts the template installs, loaded from the template by its
+    file: the protocol's numbers and contracts are written there once, and the
+    validators and the fleet judge a folder answer by the scripts' own rule."""
+    spec = importlib.util.spec_from_file_location(name, RUNTIME / relpath)
     module = importlib.util.module_from_spec(spec)
-    # No bytecode cache: it would land beside path_rule.py in Copier's clone of the
+    # No bytecode cache: it would land beside the module in Copier's clone of the
     # template, and Copier renders that folder, cache included, into the host.
     saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
@@ -39,46 +40,36 @@ def _load_path_rule():
     return module
 
 
-path_rule_problem = _load_path_rule().path_rule_problem
-
-DRAWERS = ("working", "semantic", "episodic", "procedural")
-
-CAPS = {
-    "desks": 3,  # active working desks at one time
-    "desk_lines": 80,
-    "semantic_lines": 30,
-    "episodic_lines": 40,
-    "procedural_lines": 40,  # a staging checklist's body
-    "catalog_rows": 40,  # past this, archive dead rows before adding one
-    "entries_per_task": 5,  # entry files opened per task, the desk not counted
-}
-
-SEMANTIC_FIELDS = ("as_of", "source", "scope", "expires")
-SEMANTIC_SOURCES = ("user-confirmed", "verified", "derived")
-EPISODIC_SECTIONS = ("context", "action", "result", "lesson")
-
-# The last column of every catalog names the entry file inside the drawer.
-CATALOG_COLUMNS = {
-    "working": ("desk", "goal", "file"),
-    "semantic": ("slug", "one-liner", "as_of", "source", "file"),
-    "episodic": ("date", "event", "lesson", "file"),
-    "procedural": ("name", "use when", "points to", "file"),
-}
-
-# `review`'s thresholds and their defaults: days before a derived fact counts as
-# unconfirmed, days before a desk is stale, the percent of a catalog's cap that is
-# near it, and the always-loaded surface's budget in bytes.
-REVIEW_THRESHOLDS = {"unconfirmed_days": 90, "desk_days": 14, "near_cap": 90, "load_budget": 20000}
+path_rule_problem = _load("path_rule.py", "eco_mem_path_rule").path_rule_problem
+_protocol = _load("protocol.py", "eco_mem_protocol")
+_contracts = _load("store/contracts.py", "eco_mem_contracts")
+CAPS, DRAWERS, CATALOG_COLUMNS = _protocol.CAPS, _protocol.DRAWERS, _protocol.CATALOG_COLUMNS
+REVIEW_THRESHOLDS = _protocol.REVIEW_DEFAULTS
 
 PROTOCOL = {
     "drawers": DRAWERS,
     "caps": CAPS,
-    "semantic_fields": SEMANTIC_FIELDS,
-    "semantic_sources": SEMANTIC_SOURCES,
-    "episodic_sections": EPISODIC_SECTIONS,
+    "semantic_fields": _protocol.SEMANTIC_FIELDS,
+    "semantic_sources": _protocol.SEMANTIC_SOURCES,
+    "episodic_sections": _protocol.EPISODIC_SECTIONS,
     "catalog_columns": CATALOG_COLUMNS,
     "review_thresholds": REVIEW_THRESHOLDS,
 }
+
+
+def index_contract(drawer: str, skill_dir: str, memory_path: str) -> str:
+    """A drawer's INDEX.md up to its empty catalog, as the scripts write and check it."""
+    return _contracts.contract_text(drawer, skill_dir, memory_path, _protocol)
+
+
+def memory_file(name: str, skill_dir: str) -> str:
+    """A small file at the memory root (`.ignore`, a host tool's settings) or the working
+    drawer's `.gitignore`, as the scripts write and check it."""
+    if name == ".ignore":
+        return _contracts.search_ignore(skill_dir)
+    if name == "working/.gitignore":
+        return _contracts.WORKING_IGNORE
+    return _contracts.TOOL_FILES[name]
 
 
 def thresholds_problem(value: object) -> str:
@@ -120,20 +111,9 @@ def relpath(target: str, start: str) -> str:
     return posixpath.relpath(target, start)
 
 
-def catalog_header(drawer: str) -> str:
-    """The two header lines of a drawer's catalog table."""
-    columns = CATALOG_COLUMNS[drawer]
-    return "| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|"
-
-
 def code_list(values: object) -> str:
     """`a`, `b`, `c`: names as they appear in inline code."""
     return ", ".join(f"`{value}`" for value in values)
-
-
-def python_literal(value: object) -> str:
-    """Render a value as Python source, for the rendered script's constants."""
-    return pformat(value, width=88, sort_dicts=False)
 
 
 class ProtocolExtension(Extension):
@@ -142,9 +122,9 @@ class ProtocolExtension(Extension):
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
         environment.globals["protocol"] = PROTOCOL
-        environment.globals["catalog_header"] = catalog_header
+        environment.globals["index_contract"] = index_contract
+        environment.globals["memory_file"] = memory_file
         environment.filters["path_problem"] = path_problem
         environment.filters["thresholds_problem"] = thresholds_problem
         environment.filters["relpath"] = relpath
-        environment.filters["python_literal"] = python_literal
         environment.filters["code_list"] = code_list

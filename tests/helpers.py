@@ -20,6 +20,10 @@ TEMPLATE_PARTS = ("copier.yml", "template", "extensions", "ops.py", "eco_mem_ops
 ANSWERS = ".copier-answers.eco-mem.yml"
 SKILL = ".agents/skills/eco-mem"
 MEMORY = ".agents/memory"
+# Where the protocol's numbers are written once, in a template checkout.
+RUNTIME_PROTOCOL = "template/{{skill_path}}/eco-mem/scripts/ecomem/protocol.py"
+# ... and the drawers' INDEX contracts, which the template renders from it.
+RUNTIME_CONTRACTS = "template/{{skill_path}}/eco-mem/scripts/ecomem/store/contracts.py"
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -79,6 +83,42 @@ def snapshot_template(repo: Path, tag: str, mutate: Callable[[Path], None] | Non
     commit_all(repo, f"template {tag}")
     git(repo, "tag", tag)
     return repo
+
+
+def template_from_history(repo: Path, commit: str) -> None:
+    """Replace the template parts in `repo` with this repository's `commit` of them:
+    a past release, replayed. Skips the test when the clone lacks that commit."""
+    import io
+    import tarfile
+
+    import pytest
+
+    present = subprocess.run(
+        ["git", "-C", str(PROJECT), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True
+    )
+    if present.returncode != 0:
+        pytest.skip(f"commit {commit} is not in this clone (shallow?); fetch full history")
+    parts = [
+        part
+        for part in TEMPLATE_PARTS
+        if subprocess.run(
+            ["git", "-C", str(PROJECT), "cat-file", "-e", f"{commit}:{part}"], capture_output=True
+        ).returncode
+        == 0
+    ]
+    archive = subprocess.run(
+        ["git", "-C", str(PROJECT), "archive", "--format=tar", commit, *parts],
+        capture_output=True,
+        check=True,
+    ).stdout
+    for part in TEMPLATE_PARTS:
+        target = repo / part
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(repo)
 
 
 def copy_template(

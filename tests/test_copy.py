@@ -15,6 +15,7 @@ from copier.errors import CopierError
 from tests.helpers import (
     ANSWERS,
     MEMORY,
+    RUNTIME_PROTOCOL,
     SKILL,
     assert_no_traceback,
     build_files,
@@ -336,7 +337,7 @@ def test_malformed_markers_in_claude_md_leave_agents_md_untouched(
 
 def test_one_cap_changed_at_the_source_changes_everywhere(tmp_path: Path, dst: Path) -> None:
     def shrink_semantic_cap(repo: Path) -> None:
-        replace_in(repo / "extensions/protocol.py", '"semantic_lines": 30', '"semantic_lines": 17')
+        replace_in(repo / RUNTIME_PROTOCOL, '"semantic_lines": 30', '"semantic_lines": 17')
 
     template = snapshot_template(tmp_path / "template", "v0.0.1", mutate=shrink_semantic_cap)
     copy_template(template, dst)

@@ -463,3 +463,29 @@ def test_status_exits_0_when_every_repository_is_current_and_clean(
 )
 def test_which_installs_count_as_older(installed: str, target: str, older: bool) -> None:
     assert is_older(installed, target) is older
+
+
+def test_status_names_a_repository_whose_scripts_are_not_its_releases(
+    template: Path, tmp_path: Path
+) -> None:
+    """Every host on a release holds the release's script bytes; status compares the
+    clone's tree with the release's, and names the file a commit changed."""
+
+    def edit_script(work: Path) -> None:
+        copy_template(template, work, vcs_ref="v2.0.0")
+        with (work / SKILL / "scripts/ecomem/cli.py").open("a", encoding="utf-8") as script:
+            script.write("# a local patch\n")
+
+    origins = {
+        "as-shipped": make_origin(tmp_path, "as-shipped", seeds(template)["at-v2"][0]),
+        "patched": make_origin(tmp_path, "patched", edit_script),
+    }
+    config = write_config(tmp_path, {name: str(path) for name, path in origins.items()})
+    clone_all(config)
+    result = run_module(
+        "eco_mem_fleet.status", "-C", str(config), "--template", str(template), "--json"
+    )
+    assert result.returncode == 1, result.stderr
+    repos = {repo["repo"]: repo for repo in json.loads(result.stdout)["repos"]}
+    assert repos["as-shipped"]["ok"] is True, repos["as-shipped"]
+    assert repos["patched"]["problem"] == "scripts differ from v2.0.0's: 1 file(s) (ecomem/cli.py)"

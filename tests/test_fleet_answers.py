@@ -10,6 +10,7 @@ a clean one; plain Copier is given a computed value as `--data`.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -37,6 +38,7 @@ from tests.helpers import (
     ANSWERS,
     MEMORY,
     PROJECT,
+    RUNTIME_PROTOCOL,
     SKILL,
     commit_all,
     copy_template,
@@ -195,6 +197,17 @@ def test_the_fleets_own_scripts_are_the_release_as_committed(tmp_path: Path) -> 
     assert files == set(committed.split())
     assert own.runtime() == runtime  # one checkout per run, however often it is asked
     assert len(list((tmp_path / "own").iterdir())) == 2  # the checkout and its HOME
+
+
+def test_the_scripts_questions_are_copier_ymls_asked_questions() -> None:
+    """restore-indexes passes an answers file's answers back as `--data`: only these."""
+    text = (PROJECT / RUNTIME_PROTOCOL).read_text(encoding="utf-8")
+    (questions,) = [
+        ast.literal_eval(node.value)
+        for node in ast.parse(text).body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "QUESTIONS"
+    ]
+    assert list(questions) == asked_questions()
 
 
 COPIER = str(Path(sys.executable).with_name("copier"))

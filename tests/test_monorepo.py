@@ -13,6 +13,7 @@ import pytest
 
 from tests.helpers import (
     MEMORY,
+    RUNTIME_CONTRACTS,
     SKILL,
     commit_all,
     copy_template,
@@ -368,7 +369,7 @@ def test_copier_update_refreshes_every_package_contract_and_keeps_rows(tmp_path:
 
     def reword(repo: Path) -> None:
         replace_in(
-            repo / "template/{{memory_path}}/semantic/INDEX.md.jinja",
+            repo / RUNTIME_CONTRACTS,
             "Confirmed facts",
             "Checked facts",
         )

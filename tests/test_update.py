@@ -15,6 +15,8 @@ import pytest
 from tests.helpers import (
     ANSWERS,
     MEMORY,
+    RUNTIME_CONTRACTS,
+    RUNTIME_PROTOCOL,
     SKILL,
     assert_no_traceback,
     build_files,
@@ -29,7 +31,6 @@ from tests.helpers import (
 )
 
 SKILL_SRC = "template/{{skill_path}}/eco-mem"
-INDEX_SRC = "template/{{memory_path}}/%s/INDEX.md.jinja"
 DRAWERS = ("working", "semantic", "episodic", "procedural")
 BEGIN, END = "<!-- eco-mem:begin -->", "<!-- eco-mem:end -->"
 
@@ -38,9 +39,8 @@ def release_v2(repo: Path) -> None:
     """A protocol release touching every template-owned surface at once."""
     replace_in(repo / SKILL_SRC / "SKILL.md.jinja", "\n# eco-mem\n", "\n# eco-mem, v2\n")
     replace_in(repo / SKILL_SRC / "SKILL.md.jinja", "## Relay at task end", "## Relay at the end")
-    for drawer in DRAWERS:
-        replace_in(repo / (INDEX_SRC % drawer), "Rules for reading and writing", "How to use it")
-    replace_in(repo / "extensions/protocol.py", '"desk_lines": 80', '"desk_lines": 60')
+    replace_in(repo / RUNTIME_CONTRACTS, "Rules for reading and writing", "How to use it")
+    replace_in(repo / RUNTIME_PROTOCOL, '"desk_lines": 80', '"desk_lines": 60')
     (repo / SKILL_SRC / "references/faq.md").write_text("# FAQ\n\nNew in v2.\n")
     replace_in(
         repo / SKILL_SRC / "scripts/ecomem/hostfiles/blocks.py",
@@ -53,7 +53,7 @@ def release_v3(repo: Path) -> None:
     """v2 plus a reshaped semantic catalog: `one-liner` renamed, `scope` added."""
     release_v2(repo)
     replace_in(
-        repo / "extensions/protocol.py",
+        repo / RUNTIME_PROTOCOL,
         '"semantic": ("slug", "one-liner", "as_of", "source", "file")',
         '"semantic": ("slug", "fact", "scope", "as_of", "source", "file")',
     )

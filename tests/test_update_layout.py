@@ -11,18 +11,12 @@ own `eco_mem.py upgrade`.
 
 from __future__ import annotations
 
-import io
-import shutil
-import subprocess
-import tarfile
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import (
-    PROJECT,
     SKILL,
-    TEMPLATE_PARTS,
     assert_no_traceback,
     commit_all,
     copy_template,
@@ -31,6 +25,7 @@ from tests.helpers import (
     run_ops,
     run_script,
     snapshot_template,
+    template_from_history,
     update_project,
 )
 
@@ -38,34 +33,11 @@ FLAT_RELEASE = "1c4eb1d"  # the last commit with the flat ecomem/ layout
 PACKAGE = f"{SKILL}/scripts/ecomem"
 
 
-def _flat_release(repo: Path) -> None:
-    """The template as it was at FLAT_RELEASE, from this repository's history."""
-    present = subprocess.run(
-        ["git", "-C", str(PROJECT), "cat-file", "-e", f"{FLAT_RELEASE}^{{commit}}"],
-        capture_output=True,
-    )
-    if present.returncode != 0:
-        pytest.skip(f"commit {FLAT_RELEASE} is not in this clone (shallow?); fetch full history")
-    archive = subprocess.run(
-        ["git", "-C", str(PROJECT), "archive", "--format=tar", FLAT_RELEASE, *TEMPLATE_PARTS],
-        capture_output=True,
-        check=True,
-    ).stdout
-    for part in TEMPLATE_PARTS:
-        target = repo / part
-        if target.is_dir():
-            shutil.rmtree(target)
-        elif target.exists():
-            target.unlink()
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(repo)
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = tmp_path_factory.mktemp("layouts") / "eco-mem"
     init_repo(repo)
-    _flat_release(repo)
+    template_from_history(repo, FLAT_RELEASE)
     commit_all(repo, "template v1.0.0 (flat layout)")
     git(repo, "tag", "v1.0.0")
     snapshot_template(repo, "v2.0.0")

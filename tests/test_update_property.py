@@ -25,6 +25,8 @@ from hypothesis import strategies as st
 
 from tests.helpers import (
     MEMORY,
+    RUNTIME_CONTRACTS,
+    RUNTIME_PROTOCOL,
     SKILL,
     commit_all,
     copy_template,
@@ -35,7 +37,6 @@ from tests.helpers import (
     update_project,
 )
 
-INDEX_SRC = "template/{{memory_path}}/%s/INDEX.md.jinja"
 SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
 DURABLE = ("semantic", "episodic", "procedural")
 ALL_DRAWERS = ("working", *DURABLE)
@@ -43,23 +44,19 @@ ALL_DRAWERS = ("working", *DURABLE)
 
 def edit_titles(repo: Path) -> str:
     for drawer in ALL_DRAWERS:
-        path = repo / (INDEX_SRC % drawer)
-        text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("\n# ", "\n# Drawer: ", 1), encoding="utf-8")
+        title = f'"{drawer}": """\\\n# '
+        replace_in(repo / RUNTIME_CONTRACTS, title, title + "Drawer: ")
     return "# Drawer: "
 
 
 def edit_line_above_catalog(repo: Path) -> str:
-    for drawer in ALL_DRAWERS:
-        replace_in(repo / (INDEX_SRC % drawer), "Rules for reading and writing", "Read the skill")
+    replace_in(repo / RUNTIME_CONTRACTS, "Rules for reading and writing", "Read the skill")
     return "Read the skill"
 
 
 def add_contract_bullet(repo: Path) -> str:
-    for drawer in ALL_DRAWERS:
-        replace_in(
-            repo / (INDEX_SRC % drawer), "- **Never**", "- **Owner**: the team.\n- **Never**"
-        )
+    # Every drawer's contract has one **Never** bullet: replace_in edits them all.
+    replace_in(repo / RUNTIME_CONTRACTS, "- **Never**", "- **Owner**: the team.\n- **Never**")
     return "- **Owner**: the team."
 
 
@@ -76,10 +73,10 @@ RENAMES = {"one-liner": "fact"}
 def reshape_semantic_catalog(repo: Path) -> str:
     """The documented recipe (docs/development.md, "Releases that reshape a catalog")."""
 
-    def spelled(columns: tuple[str, ...]) -> str:  # as extensions/protocol.py spells it
+    def spelled(columns: tuple[str, ...]) -> str:  # as ecomem/protocol.py spells it
         return "(" + ", ".join(f'"{name}"' for name in columns) + ")"
 
-    replace_in(repo / "extensions/protocol.py", spelled(OLD_SEMANTIC), spelled(NEW_SEMANTIC))
+    replace_in(repo / RUNTIME_PROTOCOL, spelled(OLD_SEMANTIC), spelled(NEW_SEMANTIC))
     with (repo / "copier.yml").open("a") as config:
         config.write(
             """\

@@ -22,6 +22,7 @@ import pytest
 
 from extensions.protocol import CAPS
 from tests.helpers import (
+    ANSWERS,
     MEMORY,
     PROJECT,
     SKILL,
@@ -754,10 +755,24 @@ def test_root_points_verify_at_another_repository(host: Path, tmp_path: Path) ->
 def test_root_at_a_folder_without_memory_reports_the_missing_store(
     host: Path, tmp_path: Path
 ) -> None:
+    shutil.copy(host / ANSWERS, tmp_path / ANSWERS)  # installed, its memory folder gone
+
     report = verify(host, "--root", str(tmp_path))
 
     assert report.found == [("structure.missing-root", MEMORY, 0, ERROR)]
     assert report.code == 1
+
+
+def test_root_at_a_folder_without_an_install_is_one_line_and_exit_2(
+    host: Path, tmp_path: Path
+) -> None:
+    result = run_script(host, "verify", "--root", str(tmp_path))
+
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"eco_mem.py verify: no {ANSWERS} at {tmp_path}: eco-mem is not installed there"
+        " (--root names the repository)\n"
+    )
 
 
 def test_json_report_has_the_documented_shape(host: Path) -> None:

@@ -151,6 +151,7 @@ def run(name: str, root: Path, args) -> int:
     say = f"eco_mem.py {name} {action}" if action else f"eco_mem.py {name}"
 
     def command() -> int:
+        protocol.settle(root)
         if name in MEMORY_COMMANDS:
             use_store(root, getattr(args, "store", None))
             if name != "find":  # a reader merges nothing: the line would only cost it bytes

@@ -62,12 +62,10 @@ def text_problem(relpath: str, memory_dir: str) -> str | None:
     if folded == memory or folded.startswith(memory + "/"):
         return IN_MEMORY
     # A package store (`init PATH`) is memory too, whichever store is in use.
-    if _ROOT_MEMORY in folded and f"/{_ROOT_MEMORY}/" in f"/{folded}/":
+    root_memory = posixpath.normpath(protocol.ROOT_MEMORY_DIR).casefold()
+    if root_memory in folded and f"/{root_memory}/" in f"/{folded}/":
         return IN_MEMORY
     return None
-
-
-_ROOT_MEMORY = posixpath.normpath(protocol.ROOT_MEMORY_DIR).casefold()
 
 
 def link_problem(root: Path, relpath: str, memory_dir: str) -> str | None:

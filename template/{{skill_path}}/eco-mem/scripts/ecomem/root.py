@@ -2,10 +2,10 @@
 
 The repository is the git work tree the script is installed in, never a folder reached
 by resolving links: with `.claude/skills -> ../skills` the script's real path is
-`<root>/skills/eco-mem/scripts`, and climbing the skill folder's depth from there
-leaves the repository. So the root is found from the script's own path as it was
-typed (`installed_root`), links kept, and checked: the folder found must hold the
-answers file, or git must say it is the work tree holding this very script.
+`<root>/skills/eco-mem/scripts`, and climbing from there leaves the repository. So the
+root is found from the script's own path as it was typed (`installed_root`), links
+kept: the closest folder above it whose answers file places the skill at this very
+script.
 
 Commands print repository paths relative to the folder they ran in (`shown`), so a
 path printed in `packages/ai` opens from `packages/ai`.
@@ -33,24 +33,30 @@ def script_path() -> str:
 
 
 def installed_root() -> str:
-    """The repository this script is installed in (see the module docstring)."""
+    """The repository this script is installed in (see the module docstring): the
+    closest folder above it whose answers file puts the skill where the script is."""
+    from .answers_file import read_answers
+
     script = script_path()
-    skill = protocol.SKILL_DIR.split("/")
-    folders = os.path.dirname(script).split(os.sep)  # ... <skill dir parts> scripts
-    if folders[-len(skill) - 1 :] == [*skill, "scripts"]:
-        candidate = os.sep.join(folders[: -len(skill) - 1]) or os.sep
-        # `.claude/skills/eco-mem/...` also ends in `skills/eco-mem`: the answers
-        # file tells the real root from a folder inside it.
-        if os.path.isfile(os.path.join(candidate, protocol.ANSWERS_FILE)):
-            return candidate
+    folder = os.path.dirname(script)
+    while os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+        answers = os.path.join(folder, protocol.ANSWERS_FILE)
+        if not os.path.isfile(answers):
+            continue
+        try:
+            with open(answers, encoding="utf-8", errors="replace") as handle:
+                skill = read_answers(handle.read(64 * 1024)).get("skill_path")
+        except OSError:
+            continue
+        # `.claude/skills/eco-mem/...` is the same script by a link: compare files.
+        if isinstance(skill, str) and _same_file(
+            os.path.join(folder, skill, "eco-mem", "scripts"), script
+        ):
+            return folder
     toplevel = _git_toplevel(os.path.dirname(script))
-    if toplevel and _same_file(os.path.join(toplevel, protocol.SKILL_DIR, "scripts"), script):
-        return toplevel
-    # No git, no answers file: the old rule, on the resolved path.
-    here = os.path.dirname(os.path.realpath(script))
-    for _ in range(len(skill) + 1):
-        here = os.path.dirname(here)
-    return here
+    # No answers file says where: the work tree, else the folder above the skill's.
+    return toplevel or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(script))))
 
 
 def _git_toplevel(folder: str) -> str:

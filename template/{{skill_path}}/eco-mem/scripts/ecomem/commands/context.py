@@ -72,7 +72,9 @@ def main() -> int:
 
 def emit(root) -> int:
     try:
-        text = digest(installed_root() if root is None else os.fspath(root))
+        root = installed_root() if root is None else os.fspath(root)
+        protocol.settle(root)
+        text = digest(root)
         data = text.encode("utf-8")
     except Exception:
         debug()

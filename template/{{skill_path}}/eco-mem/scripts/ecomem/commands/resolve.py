@@ -123,7 +123,13 @@ def main(argv: list[str]) -> int:
     if argv:
         print("resolve takes no arguments; run it inside the repository", file=sys.stderr)
         return 2
-    return guarded("eco_mem.py resolve", lambda: resolve(top_level(Path.cwd())))
+
+    def run() -> int:
+        top = top_level(Path.cwd())
+        protocol.settle(top)
+        return resolve(top)
+
+    return guarded("eco_mem.py resolve", run)
 
 
 def resolve(top: Path) -> int:

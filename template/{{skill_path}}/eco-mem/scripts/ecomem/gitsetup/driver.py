@@ -33,11 +33,13 @@ DRIVER_NAME = "eco-mem catalog rows, merged row by row"
 HOME = "eco-mem"  # the folder in the common git dir that holds the copy
 PREFIX = "merge-driver-"
 ENTRY = "driver.py"
+ANSWERS = "ecomem/answers.yml"  # answers_file.RECORDED, in the copy
 TOKEN_PREFIX = "eco-mem-merge-"  # + the driver shell's pid, in the work tree's git dir
 # What the copy holds besides the entry: the merge and everything it imports.
 # boundary imports protocol only to word an internal error.
 MODULES = (
     "ecomem/__init__.py",
+    "ecomem/answers_file.py",
     "ecomem/boundary.py",
     "ecomem/errors.py",
     "ecomem/path_rule.py",
@@ -133,10 +135,16 @@ def snapshot() -> tuple[str, dict[str, bytes]]:
     Two checksums of zlib, not hashlib: hashlib loads OpenSSL, which would cost every
     memory command more than this whole check. A collision would only keep an older
     copy, written by an earlier run of these same commands."""
+    from .. import protocol
+    from ..answers_file import recorded
+
     scripts = Path(__file__).resolve().parent.parent.parent
     files = {ENTRY: ENTRY_TEXT.encode("utf-8")}
     for name in MODULES:
         files[name] = (scripts / name).read_bytes()
+    # The answers this clone runs with, kept with the copy: the work tree's answers
+    # file is a branch's to change, and the copy's folders are the clone's own.
+    files[ANSWERS] = recorded(protocol.SETTLED).encode("utf-8")
     blob = b"".join(
         name.encode("utf-8") + b"\0" + str(len(data)).encode() + b"\0" + data
         for name, data in files.items()
@@ -255,7 +263,7 @@ def _install(home: Path, files: dict[str, bytes]) -> None:
             # scripts' own cache prefix does not apply there), so the first merge
             # does not pay for it. Another Python on PATH compiles its own once.
             tag = sys.implementation.cache_tag
-            if tag and name != ENTRY:
+            if tag and name.endswith(".py") and name != ENTRY:
                 cache = target.parent / "__pycache__" / f"{target.stem}.{tag}.pyc"
                 display = os.fspath(home / name)
                 py_compile.compile(os.fspath(target), os.fspath(cache), display, doraise=True)

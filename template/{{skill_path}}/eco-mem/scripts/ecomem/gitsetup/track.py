@@ -24,7 +24,6 @@ from ..store.load import FILE, FOLDER, kind_of
 GITIGNORE = ".gitignore"
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
 BLOCK_NOTE = "# Written by eco_mem.py track: rules above hide files eco-mem keeps in git."
-TRACK_COMMAND = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py track"
 CLAUDE_LINK = ".claude/skills/eco-mem"
 WORKFLOW = ".github/workflows/eco-mem.yml"
 # Files of the host's that eco-mem writes into (a block, the hook, a rule): each must
@@ -38,6 +37,12 @@ HOST_FILES_WRITTEN = (
     GITIGNORE,
 )
 DURABLE = ("semantic", "episodic", "procedural")
+
+
+def track_command() -> str:
+    return f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py track"
+
+
 # Names entries will have: an ignore rule may hide them before they exist.
 FUTURE_ENTRY = {
     "semantic": "eco-mem-probe.md",
@@ -300,7 +305,7 @@ class HiddenCheck:
                 where, what = path, "this path"
             message = (
                 f"{what} would never reach a commit: git ignores it by {hide};"
-                f" run `{TRACK_COMMAND}`, or change that rule"
+                f" run `{track_command()}`, or change that rule"
             )
             # A name is text a commit chose: printed only when plain (store/names.py).
             findings.append(Finding(shown_path(where), 0, "git.ignored", ERROR, message))
@@ -510,7 +515,7 @@ def keep_new_entries(root: Path, paths: list[str], check: IgnoreCheck | None = N
         path, hide = sorted(still.items())[0]
         raise TrackError(
             f"{path} would never reach a commit: git ignores it by {hide}, a rule the root"
-            f" {GITIGNORE} cannot override; change that rule (`{TRACK_COMMAND}` lists the"
+            f" {GITIGNORE} cannot override; change that rule (`{track_command()}` lists the"
             " lines a nested .gitignore needs) or choose another name"
         )
     return (
@@ -569,7 +574,7 @@ def _nested_advice(
     lines.append(
         "eco-mem's files are installed and stay on disk (a `copier copy` that stopped here"
         " rendered them all); once the lines are added, run"
-        f" `{TRACK_COMMAND}` (it should print nothing more to do) and commit."
+        f" `{track_command()}` (it should print nothing more to do) and commit."
     )
     return "\n".join(lines)
 

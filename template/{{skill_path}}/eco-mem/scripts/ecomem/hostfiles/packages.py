@@ -93,7 +93,7 @@ def store_files(memory_dir: str) -> dict[str, str]:
         for drawer in protocol.DRAWERS
     }
     files[f"{memory_dir}/working/{WORKING_IGNORE}"] = contracts.WORKING_IGNORE
-    files[f"{memory_dir}/{SEARCH_IGNORE}"] = contracts.SEARCH_IGNORE
+    files[f"{memory_dir}/{SEARCH_IGNORE}"] = contracts.search_ignore(protocol.SKILL_DIR)
     for name, text in contracts.TOOL_FILES.items():
         files[f"{memory_dir}/{name}"] = text
     return files

@@ -121,9 +121,9 @@ def _tool_settings(path: str, relpath: str, name: str) -> list[Finding]:
     """A host tool's settings at the memory root hold the template's bytes and nothing
     else: a commit that edited one (a prettier `plugins:` line) would have the host's own
     tools run what it names, from a folder reviewers read as data."""
-    from .contracts import SEARCH_IGNORE, TOOL_FILES
+    from .contracts import TOOL_FILES, search_ignore
 
-    expected = TOOL_FILES.get(name, SEARCH_IGNORE if name == ".ignore" else None)
+    expected = search_ignore(protocol.SKILL_DIR) if name == ".ignore" else TOOL_FILES.get(name)
     if expected is None:
         return []
     wanted = expected.encode("utf-8")

@@ -11,7 +11,7 @@ working folder is the default, as the closest AGENTS.md is.
 
 Commands read `protocol.MEMORY_DIR` as "the store in use": `use()` switches it, so
 every reader and writer (caps, slugs, catalogs, desks, the lock) follows the chosen
-store without a second code path. ROOT keeps the root's.
+store without a second code path. `stores.ROOT` is the root's.
 """
 
 from __future__ import annotations
@@ -28,18 +28,23 @@ if TYPE_CHECKING:
     # Annotations only: `context` finds stores without paying for pathlib.
     from pathlib import Path
 
-ROOT = protocol.ROOT_MEMORY_DIR
+
+def __getattr__(name: str):
+    """`stores.ROOT`: the root's store, known once protocol.settle has run."""
+    if name == "ROOT":
+        return protocol.ROOT_MEMORY_DIR
+    raise AttributeError(name)
 
 
 def package_of(memory_dir: str) -> str:
     """The package folder that holds `memory_dir`: "" for the root store."""
-    if memory_dir == ROOT:
+    if memory_dir == protocol.ROOT_MEMORY_DIR:
         return ""
-    return memory_dir[: -len(ROOT) - 1]
+    return memory_dir[: -len(protocol.ROOT_MEMORY_DIR) - 1]
 
 
 def memory_of(package: str) -> str:
-    return f"{package}/{ROOT}" if package else ROOT
+    return f"{package}/{protocol.ROOT_MEMORY_DIR}" if package else protocol.ROOT_MEMORY_DIR
 
 
 def label(memory_dir: str) -> str:
@@ -145,7 +150,7 @@ def _index_may_list_one(root: Path) -> bool:
         return True
     if index[:4] != b"DIRC" or index[4:8] not in (b"\0\0\0\2", b"\0\0\0\3"):
         return True
-    return f"/{ROOT}/".encode("utf-8", "surrogateescape") in index
+    return f"/{protocol.ROOT_MEMORY_DIR}/".encode("utf-8", "surrogateescape") in index
 
 
 def _ask_git(root: Path) -> tuple[list[str], int]:
@@ -153,7 +158,7 @@ def _ask_git(root: Path) -> tuple[list[str], int]:
 
     if not _index_may_list_one(root):
         return [], 0
-    memory = _glob_escape(ROOT)
+    memory = _glob_escape(protocol.ROOT_MEMORY_DIR)
     specs = [f"*/{memory}/{drawer}/{INDEX}" for drawer in protocol.DRAWERS]
     try:
         code, out = run_git(root, "ls-files", "-z", "--cached", "--", *specs)
@@ -164,7 +169,7 @@ def _ask_git(root: Path) -> tuple[list[str], int]:
     found, refused = set(), set()
     for path in out.decode("utf-8", "replace").split("\0"):
         for drawer in protocol.DRAWERS:
-            tail = f"/{ROOT}/{drawer}/{INDEX}"
+            tail = f"/{protocol.ROOT_MEMORY_DIR}/{drawer}/{INDEX}"
             if path.endswith(tail):
                 package = path[: -len(tail)]
                 # A package inside another store's memory folder is not a store.
@@ -176,7 +181,7 @@ def _ask_git(root: Path) -> tuple[list[str], int]:
 
 def _inside_a_drawer(package: str) -> bool:
     parts = package.split("/")
-    root_parts = ROOT.split("/")
+    root_parts = protocol.ROOT_MEMORY_DIR.split("/")
     for start in range(len(parts) - len(root_parts) + 1):
         if parts[start : start + len(root_parts)] == root_parts:
             return True
@@ -185,7 +190,7 @@ def _inside_a_drawer(package: str) -> bool:
 
 def all_stores(root: Path) -> list[str]:
     """The root store first, then every package store."""
-    return [ROOT, *package_stores(root)]
+    return [protocol.ROOT_MEMORY_DIR, *package_stores(root)]
 
 
 def working_folder(root: Path) -> str:
@@ -214,7 +219,7 @@ def closest(root: Path, folder: str | None = None) -> str:
     """The store a memory command acts on by default from `folder` (the working folder)."""
     folder = working_folder(root) if folder is None else folder
     if not folder:
-        return ROOT
+        return protocol.ROOT_MEMORY_DIR
     return enclosing(all_stores(root), folder)[0]
 
 

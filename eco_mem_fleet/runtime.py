@@ -1,0 +1,54 @@
+"""Whether a repository runs the scripts its release shipped, file for file.
+
+The scripts a host holds carry no answers: every repository on a release holds the
+same bytes, the bytes of the template's `template/{{skill_path}}/eco-mem/scripts/`
+at the release's commit. So the release itself records what each file must be, as
+the blob ids in its git tree, and a clone's tree says what it holds: two `git
+ls-tree` calls, no rendering, nothing of the repository run. A difference is a hand
+edit, a half-applied upgrade or a commit that changed the scripts; status names it.
+
+Releases from before the scripts stopped carrying answers render some of them per
+repository (`*.py.jinja` in their tree): those are not compared.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+RELEASE_SCRIPTS = "template/{{skill_path}}/eco-mem/scripts"
+SHOWN = 3  # changed files named in the row; the count says the rest
+
+
+def python_blobs(repository: str, commit: str, folder: str) -> dict[str, str]:
+    """{path under `folder`: blob id} of its Python files (and templates of them) at
+    `commit`; {} when the folder is not there."""
+    listed = subprocess.run(
+        ["git", "-C", repository, "ls-tree", "-r", "-z", "--full-tree", commit, "--", folder],
+        capture_output=True,
+        check=True,
+    ).stdout
+    blobs = {}
+    for entry in filter(None, listed.split(b"\0")):
+        meta, _, path = entry.partition(b"\t")
+        name = path.decode("utf-8", "surrogateescape")[len(folder) + 1 :]
+        if name.endswith((".py", ".py.jinja")):
+            blobs[name] = meta.split()[2].decode("ascii")
+    return blobs
+
+
+def runtime_difference(template: str, release_commit: str, tag: str, clone: str, skill: str) -> str:
+    """ "" when the clone's committed scripts under `skill` (`<skill_path>/eco-mem`) are
+    the release's byte for byte, else one line naming what differs."""
+    shipped = python_blobs(template, release_commit, RELEASE_SCRIPTS)
+    if not shipped or any(name.endswith(".jinja") for name in shipped):
+        return ""  # a release whose scripts were rendered per repository
+    held = python_blobs(clone, "HEAD", f"{skill}/scripts")
+    changed = sorted(
+        name for name in shipped.keys() | held.keys() if shipped.get(name) != held.get(name)
+    )
+    if not changed:
+        return ""
+    named = ", ".join(changed[:SHOWN]) + (
+        f" and {len(changed) - SHOWN} more" if len(changed) > SHOWN else ""
+    )
+    return f"scripts differ from {tag}'s: {len(changed)} file(s) ({named})"

@@ -1,0 +1,83 @@
+"""The protocol's numbers and names, and this repository's answers.
+
+The numbers are the same in every repository on a release. The template renders
+SKILL.md and the INDEX files from this very module (extensions/protocol.py loads it
+by its path), so a cap is written here once and nowhere else.
+
+The answers (where the skill and the memory live, whether desks travel, ...) differ
+per repository. They are not written into these scripts: `settle(root)` reads them
+from the repository's answers file when a command starts. So every repository on a
+release holds these scripts byte for byte as the release has them, and an upgrade
+that changes no script changes none in the host.
+
+Stdlib only, and no import of the package at load time: the template loads this file
+on its own.
+"""
+
+# Copier's answers file for eco-mem (copier.yml's `_answers_file`).
+ANSWERS_FILE = ".copier-answers.eco-mem.yml"
+# The questions copier.yml asks (the rest it computes from them): all an answers file
+# may pass back to Copier as `--data`. tests/test_fleet_answers.py holds it to copier.yml.
+QUESTIONS = (
+    "skill_path",
+    "memory_path",
+    "claude_code",
+    "ci",
+    "ci_strict",
+    "desks_travel",
+    "review_thresholds",
+)
+
+DRAWERS = ("working", "semantic", "episodic", "procedural")
+CAPS = {
+    "desks": 3,  # active working desks at one time
+    "desk_lines": 80,
+    "semantic_lines": 30,
+    "episodic_lines": 40,
+    "procedural_lines": 40,  # a staging checklist's body
+    "catalog_rows": 40,  # past this, archive dead rows before adding one
+    "entries_per_task": 5,  # entry files opened per task, the desk not counted
+}
+SEMANTIC_FIELDS = ("as_of", "source", "scope", "expires")
+SEMANTIC_SOURCES = ("user-confirmed", "verified", "derived")
+EPISODIC_SECTIONS = ("context", "action", "result", "lesson")
+# The last column of every catalog names the entry file inside the drawer.
+CATALOG_COLUMNS = {
+    "working": ("desk", "goal", "file"),
+    "semantic": ("slug", "one-liner", "as_of", "source", "file"),
+    "episodic": ("date", "event", "lesson", "file"),
+    "procedural": ("name", "use when", "points to", "file"),
+}
+# `review`'s thresholds and their defaults: days before a derived fact counts as
+# unconfirmed, days before a desk is stale, the percent of a catalog's cap that is
+# near it, and the always-loaded surface's budget in bytes.
+REVIEW_DEFAULTS = {"unconfirmed_days": 90, "desk_days": 14, "near_cap": 90, "load_budget": 20000}
+
+# This repository's answers, filled by `settle` before a command runs.
+SKILL_DIR = ""  # <skill_path>/eco-mem
+ROOT_MEMORY_DIR = ""  # the root's store
+# The store a command acts on: store/stores.py points it at a package store
+# (`eco_mem.py init PATH`) when one is chosen.
+MEMORY_DIR = ""
+CLAUDE_CODE = False
+DESKS_TRAVEL = False
+VERIFY_COMMAND = ""
+# The team's own review thresholds ("unconfirmed_days=60,desk_days=7"), "" for the defaults.
+REVIEW_THRESHOLDS = ""
+SETTLED: dict = {}  # the answers these came from, as answers_file.settings gave them
+
+
+def settle(root) -> None:
+    """Take this repository's answers from the answers file at `root` (answers_file.py
+    reads and checks them; errors.UsageError names what is wrong)."""
+    from .answers_file import settings
+
+    global SKILL_DIR, ROOT_MEMORY_DIR, MEMORY_DIR, CLAUDE_CODE, DESKS_TRAVEL
+    global VERIFY_COMMAND, REVIEW_THRESHOLDS, SETTLED
+    SETTLED = found = settings(root)
+    SKILL_DIR = found["skill_path"] + "/eco-mem"
+    ROOT_MEMORY_DIR = MEMORY_DIR = found["memory_path"]
+    CLAUDE_CODE = found["claude_code"]
+    DESKS_TRAVEL = found["desks_travel"]
+    REVIEW_THRESHOLDS = found["review_thresholds"]
+    VERIFY_COMMAND = f"python3 {SKILL_DIR}/scripts/eco_mem.py verify"

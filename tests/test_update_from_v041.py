@@ -1,0 +1,115 @@
+"""A v0.4.1 install, with a team's memory, moved to this release's layout in one step.
+
+v0.4.1 (commit 0a7d387, from this repository's history, tagged in a scratch template
+repo) rendered its answers into the scripts and shipped the install, upgrade and
+experiment code to every host. This working tree, tagged v0.5.0, keeps only what runs
+in a host. One `copier update`, or the v0.4.1 host's own `eco_mem.py upgrade`, must
+leave exactly a fresh v0.5.0 install's skill folder, every memory byte where it was,
+and the removed code listed once in the diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fleet import TEAM_MEMORY, TEAM_ROWS
+from tests.helpers import (
+    MEMORY,
+    SKILL,
+    assert_no_traceback,
+    build_files,
+    commit_all,
+    copy_template,
+    git,
+    init_repo,
+    run_script,
+    snapshot_template,
+    template_from_history,
+    update_project,
+)
+
+V041 = "0a7d387"  # "Release v0.4.1"
+GONE = (f"{SKILL}/scripts/ecomem/install", f"{SKILL}/scripts/ecomem/experiment")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = tmp_path_factory.mktemp("v041") / "eco-mem"
+    init_repo(repo)
+    template_from_history(repo, V041)
+    commit_all(repo, "template v0.4.1")
+    git(repo, "tag", "v0.4.1")
+    snapshot_template(repo, "v0.5.0")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def fresh(template: Path, tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    host = init_repo(tmp_path_factory.mktemp("fresh") / "host")
+    copy_template(template, host, vcs_ref="v0.5.0")
+    return files_under(host, SKILL)
+
+
+def files_under(host: Path, folder: str) -> set[str]:
+    return {
+        str(path.relative_to(host))
+        for path in (host / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def memory_bytes(host: Path) -> dict[str, bytes]:
+    """Every memory file's bytes; of an INDEX, its catalog (the contract above it is the
+    release's text, and a release may reword it)."""
+    found = {}
+    for name in files_under(host, MEMORY):
+        data = (host / name).read_bytes()
+        found[name] = data.partition(b"\n## Catalog\n")[2] if name.endswith("INDEX.md") else data
+    return found
+
+
+def install_v041_with_memory(template: Path, dst: Path) -> dict[str, bytes]:
+    copy_template(template, dst, vcs_ref="v0.4.1")
+    assert (dst / SKILL / "scripts/ecomem/install/upgrade.py").is_file()  # really v0.4.1
+    build_files(dst, TEAM_MEMORY)
+    for drawer, row in TEAM_ROWS.items():
+        with (dst / MEMORY / drawer / "INDEX.md").open("a", encoding="utf-8") as index:
+            index.write(row)
+    commit_all(dst, "eco-mem v0.4.1 and the team's memory")
+    assert run_script(dst, "verify").returncode == 0
+    return memory_bytes(dst)
+
+
+def assert_moved(dst: Path, fresh: set[str], memory: dict[str, bytes]) -> None:
+    assert files_under(dst, SKILL) == fresh
+    after = memory_bytes(dst)
+    assert {name: after.get(name) for name in memory} == memory  # new tool settings may join
+    removed = git(dst, "diff", "--name-only", "--diff-filter=D", "HEAD").split()
+    assert any(path.startswith(GONE) for path in removed)
+    assert not [path for path in removed if path.startswith(MEMORY)]
+    verify = run_script(dst, "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_one_copier_update_moves_v041_to_the_new_layout(
+    template: Path, dst: Path, fresh: set[str]
+) -> None:
+    memory = install_v041_with_memory(template, dst)
+
+    update_project(dst, vcs_ref="v0.5.0")
+
+    assert_moved(dst, fresh, memory)
+
+
+def test_the_v041_hosts_own_upgrade_moves_it_too(
+    template: Path, dst: Path, fresh: set[str]
+) -> None:
+    memory = install_v041_with_memory(template, dst)
+
+    result = run_script(dst, "upgrade", "--vcs-ref", "v0.5.0")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_no_traceback(result)
+    assert_moved(dst, fresh, memory)
