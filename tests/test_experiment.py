@@ -421,7 +421,8 @@ def test_plant_refuses_unfit_targets_and_never_changes_the_source(
 def test_plant_refuses_a_repository_without_eco_mem(tmp_path: Path, source: Path) -> None:
     bare = init_repo(tmp_path / "plain")
     result = run_ops(bare, "experiment", "plant", "recall", "--into", str(tmp_path / "x"))
-    assert result.returncode == 1 and "commit the eco-mem install first" in result.stderr
+    # ops.py reads the repository's answers before anything runs: there are none.
+    assert result.returncode == 2 and "eco-mem is not installed there" in result.stderr
     assert_no_traceback(result)
     assert not (tmp_path / "x").exists()
 

@@ -116,12 +116,15 @@ def run(root: Path, args: argparse.Namespace) -> int:
 
 
 def _plant(root: Path, args: argparse.Namespace) -> int:
-    try:
-        from ..experiment import plant as experiment_plant
-    except ImportError:  # an experiment clone has no fixtures; see experiment/plant.py
+    from ecomem.experiment_clone import is_experiment_clone
+
+    # The kit lives with the operator now, so a clone no longer tells itself by lacking
+    # the fixtures: its answer key says so.
+    if is_experiment_clone(root):
         raise UsageError(
             "this is an experiment clone; plant from the repository it was cloned from"
-        ) from None
+        )
+    from ..experiment import plant as experiment_plant
 
     into = Path(args.into)
     if args.kind == "ab":
