@@ -193,7 +193,7 @@ def test_a_cap_change_reaches_skill_contract_and_script(template: Path, dst: Pat
 
     assert "desks of 60 lines" in (dst / SKILL / "SKILL.md").read_text()
     assert "at most 60 lines" in (dst / MEMORY / "working/INDEX.md").read_text()
-    assert "'desk_lines': 60" in (dst / SKILL / "scripts/ecomem/protocol.py").read_text()
+    assert '"desk_lines": 60' in (dst / SKILL / "scripts/ecomem/protocol.py").read_text()
 
 
 def test_a_file_new_in_the_skill_appears(template: Path, dst: Path) -> None:

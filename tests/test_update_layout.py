@@ -79,12 +79,13 @@ def test_copier_update_leaves_exactly_the_new_file_set(
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
 
-def test_the_hosts_upgrade_command_leaves_exactly_the_new_file_set(
+def test_the_operators_upgrade_command_leaves_exactly_the_new_file_set(
     template: Path, dst: Path, fresh: set[str]
 ) -> None:
     install_v1(template, dst)
 
-    result = run_ops(dst, "upgrade", "--vcs-ref", "v2.0.0")
+    # The flat release's install recorded no trust; the operator names the template.
+    result = run_ops(dst, "upgrade", "--template", str(template), "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert skill_files(dst) == fresh
@@ -108,7 +109,8 @@ def test_a_team_edit_survives_where_its_module_stays_and_is_dropped_where_it_mov
         path.write_text(path.read_text(encoding="utf-8") + TEAM_LINE + "\n", encoding="utf-8")
     commit_all(dst, "team patch")
 
-    result = run_ops(dst, "upgrade", "--vcs-ref", "v2.0.0")
+    # The flat release's install recorded no trust; the operator names the template.
+    result = run_ops(dst, "upgrade", "--template", str(template), "--vcs-ref", "v2.0.0")
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert_no_traceback(result)
