@@ -193,7 +193,10 @@ def test_committed_desk_rows_move_out_on_update_and_the_desk_survives(
     desk = (dst / DESK).read_bytes()
     snapshot_template(template, "v2.0.0")
 
-    result = run_ops(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+    # An install this old recorded no trusted source: the operator names it.
+    result = run_ops(
+        dst, "upgrade", "--template", str(template), "--", "--defaults", "--vcs-ref", "v2.0.0"
+    )
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -222,7 +225,10 @@ def test_upgrade_runs_with_a_desk_open_and_leaves_it_byte_identical(
         ),
     )
 
-    result = run_ops(dst, "upgrade", "--", "--defaults", "--vcs-ref", "v2.0.0")
+    # An install this old recorded no trusted source: the operator names it.
+    result = run_ops(
+        dst, "upgrade", "--template", str(template), "--", "--defaults", "--vcs-ref", "v2.0.0"
+    )
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "upgraded v1.0.0 -> v2.0.0" in result.stdout
