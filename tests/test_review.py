@@ -355,9 +355,9 @@ def test_thresholds_from_the_answers_survive_an_update(tmp_path: Path, pristine:
 
 
 def test_a_bad_thresholds_answer_is_one_line(host: Path) -> None:
-    protocol = host / SKILL / "scripts/ecomem/protocol.py"
-    text = protocol.read_text(encoding="utf-8")
-    protocol.write_text(text.replace("REVIEW_THRESHOLDS = ''", "REVIEW_THRESHOLDS = 'days=x'"))
+    # The runtime reads the answer from the answers file, where a hand edit lands.
+    answers = host / ANSWERS
+    answers.write_text(answers.read_text() + "review_thresholds: days=x\n")
     done = assert_exit(run_script(host, "review"), 2)
     assert "review_thresholds" in done.stderr
 
