@@ -93,18 +93,35 @@ def read_path(host: Path, query: str) -> int:
     return total
 
 
+# The kit is the operator's (eco_mem_ops, beside the template), over this checkout's
+# runtime; the host's answers reach it through settle. In a process of its own, since
+# this one may already hold another `ecomem` (a rendered host's, imported by a test).
+PILE_SIZE = """
+import sys
+from eco_mem_ops import runtime
+runtime.use_release_runtime()
+from ecomem import protocol
+protocol.settle(sys.argv[1])
+from eco_mem_ops.experiment.pile import pile_text
+print(len(pile_text(sys.argv[1]).encode("utf-8")))
+"""
+
+
 def pile_bytes(host: Path) -> int:
-    # The kit is the operator's (eco_mem_ops, beside the template), over this checkout's
-    # runtime; the host's answers reach it through settle.
-    from eco_mem_ops import runtime
-
-    runtime.use_release_runtime()
-    from ecomem import protocol
-
-    protocol.settle(host)
-    from eco_mem_ops.experiment.pile import pile_text
-
-    return len(pile_text(host).encode("utf-8"))
+    checkout = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            f"import sys; sys.path.insert(0, {str(checkout)!r})\n" + PILE_SIZE,
+            str(host),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(done.stdout)
 
 
 def measure_store(base: Path, folder: Path, data: dict, label, extra: dict, at_cap: bool) -> dict:
