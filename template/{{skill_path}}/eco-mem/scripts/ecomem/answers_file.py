@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 
+from . import protocol
 from .errors import UsageError
 from .path_rule import path_rule_problem
 from .protocol import ANSWERS_FILE
@@ -30,6 +31,19 @@ FOLDERS = ("skill_path", "memory_path")
 FLAGS = ("claude_code", "desks_travel")
 LARGEST = 64 * 1024  # an answers file is a few hundred bytes
 SCALARS = {"true": True, "false": False, "null": None, "~": None, "": None}
+
+
+def settle(root) -> None:
+    """Set protocol's answers (SKILL_DIR, MEMORY_DIR, ...) from the answers file at
+    `root`, checked; errors.UsageError names what is wrong. Every command calls this
+    first, before anything builds a path."""
+    protocol.SETTLED = found = settings(root)
+    protocol.SKILL_DIR = found["skill_path"] + "/eco-mem"
+    protocol.ROOT_MEMORY_DIR = protocol.MEMORY_DIR = found["memory_path"]
+    protocol.CLAUDE_CODE = found["claude_code"]
+    protocol.DESKS_TRAVEL = found["desks_travel"]
+    protocol.REVIEW_THRESHOLDS = found["review_thresholds"]
+    protocol.VERIFY_COMMAND = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py verify"
 
 
 def settings(root) -> dict:

@@ -5,8 +5,8 @@ SKILL.md and the INDEX files from this very module (extensions/protocol.py loads
 by its path), so a cap is written here once and nowhere else.
 
 The answers (where the skill and the memory live, whether desks travel, ...) differ
-per repository. They are not written into these scripts: `settle(root)` reads them
-from the repository's answers file when a command starts. So every repository on a
+per repository. They are not written into these scripts: answers_file.settle(root)
+reads them from the repository's answers file when a command starts and sets them here. So every repository on a
 release holds these scripts byte for byte as the release has them, and an upgrade
 that changes no script changes none in the host.
 
@@ -53,7 +53,7 @@ CATALOG_COLUMNS = {
 # near it, and the always-loaded surface's budget in bytes.
 REVIEW_DEFAULTS = {"unconfirmed_days": 90, "desk_days": 14, "near_cap": 90, "load_budget": 20000}
 
-# This repository's answers, filled by `settle` before a command runs.
+# This repository's answers, filled by answers_file.settle before a command runs.
 SKILL_DIR = ""  # <skill_path>/eco-mem
 ROOT_MEMORY_DIR = ""  # the root's store
 # The store a command acts on: store/stores.py points it at a package store
@@ -65,19 +65,3 @@ VERIFY_COMMAND = ""
 # The team's own review thresholds ("unconfirmed_days=60,desk_days=7"), "" for the defaults.
 REVIEW_THRESHOLDS = ""
 SETTLED: dict = {}  # the answers these came from, as answers_file.settings gave them
-
-
-def settle(root) -> None:
-    """Take this repository's answers from the answers file at `root` (answers_file.py
-    reads and checks them; errors.UsageError names what is wrong)."""
-    from .answers_file import settings
-
-    global SKILL_DIR, ROOT_MEMORY_DIR, MEMORY_DIR, CLAUDE_CODE, DESKS_TRAVEL
-    global VERIFY_COMMAND, REVIEW_THRESHOLDS, SETTLED
-    SETTLED = found = settings(root)
-    SKILL_DIR = found["skill_path"] + "/eco-mem"
-    ROOT_MEMORY_DIR = MEMORY_DIR = found["memory_path"]
-    CLAUDE_CODE = found["claude_code"]
-    DESKS_TRAVEL = found["desks_travel"]
-    REVIEW_THRESHOLDS = found["review_thresholds"]
-    VERIFY_COMMAND = f"python3 {SKILL_DIR}/scripts/eco_mem.py verify"

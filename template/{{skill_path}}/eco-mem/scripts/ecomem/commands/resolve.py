@@ -21,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from .. import protocol
+from .. import answers_file, protocol
 from ..errors import UsageError
 from ..git import run_git
 
@@ -126,7 +126,7 @@ def main(argv: list[str]) -> int:
 
     def run() -> int:
         top = top_level(Path.cwd())
-        protocol.settle(top)
+        answers_file.settle(top)
         return resolve(top)
 
     return guarded("eco_mem.py resolve", run)
