@@ -19,6 +19,7 @@ import yaml
 
 from .helpers import (
     MEMORY,
+    PROJECT,
     SKILL,
     commit_all,
     copy_template,
@@ -82,6 +83,10 @@ def test_install_appends_an_exclude_that_keeps_hooks_out(tmp_path, template_repo
     ran = pre_commit(host, "run", "--all-files")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "(no files to check)Skipped" in ran.stdout  # every file below the root excluded
+    # docs/install.md shows this very block.
+    page = (PROJECT / "docs/install.md").read_text(encoding="utf-8")
+    shown = page.split("```yaml\n# eco-mem:begin\n", 1)[1].split("```", 1)[0]
+    assert text.endswith("\n# eco-mem:begin\n" + shown)
 
     # The same hook without the block fails on eco-mem's files: the exclude is what passes.
     (host / CONFIG).write_text(HOST_CONFIG, encoding="utf-8")
