@@ -99,6 +99,7 @@ def test_install_appends_an_exclude_that_keeps_hooks_out(tmp_path, template_repo
 def test_a_second_run_and_an_update_change_nothing(tmp_path, template_repo):
     host = install(tmp_path, template_repo, {CONFIG: HOST_CONFIG})
     before = (host / CONFIG).read_bytes()
+    assert before.count(b"# eco-mem:begin") == 1
     again = run_ops(host, "blocks")
     assert again.returncode == 0, again.stderr
     assert CONFIG not in again.stdout
