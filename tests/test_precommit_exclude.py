@@ -157,3 +157,22 @@ def test_the_yml_spelling_and_crlf_get_the_block_too(tmp_path, template_repo):
     assert yaml.safe_load(data)["exclude"] == r"^(\.agents/skills/eco-mem|\.agents/memory)/"
     checked = pre_commit(host, "validate-config", ".pre-commit-config.yml")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_config_linked_out_of_the_repository_is_neither_written_nor_blocks_uninstall(
+    tmp_path, template_repo
+):
+    outside = tmp_path / "shared-hooks.yaml"
+    outside.write_text(HOST_CONFIG, encoding="utf-8")
+    host = init_repo(tmp_path / "host")
+    (host / CONFIG).symlink_to(outside)
+    commit_all(host, "host")
+    copy_template(template_repo, host)
+    commit_all(host, "install eco-mem")
+    assert outside.read_text(encoding="utf-8") == HOST_CONFIG
+    said = run_ops(host, "blocks")
+    assert said.returncode == 0
+    assert "pre-commit exclude was left as it was" in said.stderr
+    done = run_ops(host, "uninstall")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (host / CONFIG).is_symlink() and outside.read_text(encoding="utf-8") == HOST_CONFIG

@@ -237,6 +237,10 @@ def precommit_exclude(root: Path, options) -> list[Change]:
     """The exclude block `blocks` appends to the host's .pre-commit-config.yaml."""
     changes: list[Change] = []
     for name in precommit.CONFIG_NAMES:
+        try:
+            safe_open.target(root, root / name, follow=True)
+        except safe_open.UnsafeTarget:
+            continue  # a link out of the repository: blocks never wrote through it
         changes += _block(root, "pre-commit exclude", name, precommit.MARKERS)
     return changes
 
