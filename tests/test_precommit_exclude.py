@@ -26,6 +26,7 @@ from .helpers import (
     git,
     init_repo,
     run_ops,
+    run_script,
     update_project,
 )
 
@@ -176,3 +177,16 @@ def test_a_config_linked_out_of_the_repository_is_neither_written_nor_blocks_uni
     done = run_ops(host, "uninstall")
     assert done.returncode == 0, done.stdout + done.stderr
     assert (host / CONFIG).is_symlink() and outside.read_text(encoding="utf-8") == HOST_CONFIG
+
+
+def test_a_package_store_joins_the_exclude_at_the_next_blocks(tmp_path, template_repo):
+    host = install(tmp_path, template_repo, {CONFIG: HOST_CONFIG}, claude_code=False)
+    (host / "packages/web").mkdir(parents=True)
+    made = run_script(host, "init", "packages/web")
+    assert made.returncode == 0, made.stdout + made.stderr
+    commit_all(host, "a package store")
+    assert run_ops(host, "blocks").returncode == 0
+    loaded = yaml.safe_load((host / CONFIG).read_text(encoding="utf-8"))
+    assert loaded["exclude"] == (
+        r"^(\.agents/skills/eco-mem|\.agents/memory|packages/web/\.agents/memory)/"
+    )

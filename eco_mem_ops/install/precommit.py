@@ -48,10 +48,14 @@ def _regex(path: str) -> str:
 
 
 def exclude_pattern(root: Path) -> str:
-    """The skill and the memory folders; with Claude Code on, its link to the skill too,
+    """The skill and every memory folder; with Claude Code on, its link to the skill too,
     which a clone without symlinks checks out as a one-line text file that a hook such
     as end-of-file-fixer would rewrite."""
-    pattern = f"^({_regex(protocol.SKILL_DIR)}|{_regex(protocol.MEMORY_DIR)})/"
+    from ecomem.store.stores import all_stores
+
+    # The root's memory, then each package store (`init PATH`), as blocks refreshes them.
+    folders = [protocol.SKILL_DIR, *all_stores(root)]
+    pattern = f"^({'|'.join(map(_regex, folders))})/"
     if protocol.CLAUDE_CODE and os.path.lexists(root / CLAUDE_LINK):
         pattern += f"|^{_regex(CLAUDE_LINK)}$"
     return pattern
