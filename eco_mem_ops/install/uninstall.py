@@ -28,7 +28,7 @@ from ecomem.hostfiles.blocks import MARKDOWN_MARKERS
 from ecomem.paths import inside
 from ecomem.store.load import ROOT_FILES, WORKING_LOCK
 
-from . import hooks
+from . import hooks, precommit
 
 
 class Change(namedtuple("Change", "step action path note apply")):
@@ -233,6 +233,18 @@ def attributes_block(root: Path, options) -> list[Change]:
     return _block(root, "gitattributes block", attributes.ATTRIBUTES, attributes.MARKERS)
 
 
+def precommit_exclude(root: Path, options) -> list[Change]:
+    """The exclude block `blocks` appends to the host's .pre-commit-config.yaml."""
+    changes: list[Change] = []
+    for name in precommit.CONFIG_NAMES:
+        try:
+            safe_open.target(root, root / name, follow=True)
+        except safe_open.UnsafeTarget:
+            continue  # a link out of the repository: blocks never wrote through it
+        changes += _block(root, "pre-commit exclude", name, precommit.MARKERS)
+    return changes
+
+
 def merge_driver(root: Path, options) -> list[Change]:
     """The catalog merge driver `track` and the memory commands set up in this clone:
     its `[merge "eco-mem-catalog"]` config section and its copy in the git dir. No
@@ -387,6 +399,7 @@ STEPS = (
     package_stores,
     ignore_block,
     attributes_block,
+    precommit_exclude,
     merge_driver,
     claude_link,
     claude_hook,
