@@ -256,9 +256,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="eco-mem-host-size-") as tmp:
-        scratch = Path(tmp)
-        result = measure(snapshot_template(scratch / "template", "v0.0.1"), scratch)
+    # The install's tasks print to the inherited stdout: send that to stderr, so that
+    # stdout holds the report alone (--json is read by a program).
+    sys.stdout.flush()
+    stdout = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        with tempfile.TemporaryDirectory(prefix="eco-mem-host-size-") as tmp:
+            scratch = Path(tmp)
+            result = measure(snapshot_template(scratch / "template", "v0.0.1"), scratch)
+    finally:
+        os.dup2(stdout, 1)
+        os.close(stdout)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
