@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from eco_mem_fleet.versions import parse_version
-
-HEX = re.compile(r"[0-9a-f]{7,64}")
+from eco_mem_ops import release_tags
+from eco_mem_ops.release_tags import HEX
 
 
 class NoReleases(Exception):
@@ -50,57 +47,23 @@ class Releases:
         if len(found) != 1:
             return None
         tags = [tag for tag, commit in self.commits.items() if commit in found]
-        return max(tags, key=parse_version)
+        return max(tags, key=release_tags.order)
 
     def newest(self) -> str | None:
-        final = [tag for tag in self.commits if not parse_version(tag).is_prerelease]
-        return max(final, key=parse_version) if final else None
+        return release_tags.newest(self.commits)
 
     def commit(self, tag: str) -> str:
         return self.commits[tag]
 
 
-def _git(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL
-    )
-
-
-def _last_line(done: subprocess.CompletedProcess) -> str:
-    return (done.stderr.strip().splitlines() or [f"git exit {done.returncode}"])[-1]
-
-
 def fetch(template: str, folder: str) -> Releases:
     """Fetch the release tags of `template` (URL or absolute path) into the new
-    repository `folder`; NoReleases with a one-line reason when that fails."""
-    listed = _git("ls-remote", "--tags", "--refs", "--", template)
-    if listed.returncode != 0:
-        raise NoReleases(f"cannot list the tags of {template}: {_last_line(listed)}")
-    names = [line.split("refs/tags/", 1)[1] for line in listed.stdout.splitlines() if "\t" in line]
-    names = [name for name in names if parse_version(name) and not name.startswith("-")]
-    if not names:
-        raise NoReleases(f"no version tag found at {template}")
-    # Not bare: Copier takes a local template only when it is a work tree's root.
-    made = _git("init", "--quiet", "--", folder)
-    if made.returncode != 0:
-        raise NoReleases(f"cannot make a snapshot in {folder}: {_last_line(made)}")
-    specs = [f"+refs/tags/{name}:refs/tags/{name}" for name in names]
-    for start in range(0, len(specs), 200):
-        fetched = _git(
-            "fetch", "--quiet", "--no-tags", "--", template, *specs[start : start + 200], cwd=folder
-        )
-        if fetched.returncode != 0:
-            raise NoReleases(f"cannot fetch the tags of {template}: {_last_line(fetched)}")
-    shown = _git(
-        "for-each-ref",
-        "--format=%(refname:strip=2)%09%(objecttype)%09%(objectname)%09%(*objectname)",
-        "refs/tags",
-        cwd=folder,
-    )
-    commits = {}
-    for line in shown.stdout.splitlines():
-        name, kind, target, peeled = [*line.split("\t"), "", "", ""][:4]
-        commits[name] = peeled if kind == "tag" else target
+    repository `folder` (release_tags.py reads them, as upgrade and Copier's own
+    update do); NoReleases with a one-line reason when that fails."""
+    try:
+        commits = release_tags.fetch_releases(template, folder)
+    except release_tags.ReleaseTagError as error:
+        raise NoReleases(str(error)) from None
     return Releases(str(Path(folder).resolve()), commits)
 
 
@@ -119,7 +82,7 @@ def pinned_releases(
             return
         tag = releases.named(wanted) if wanted else releases.newest()
         if tag is None:
-            shown = ", ".join(sorted(releases.commits, key=parse_version)[-3:])
+            shown = ", ".join(sorted(releases.commits, key=release_tags.order)[-3:])
             what = f"--vcs-ref {wanted} names no release" if wanted else "no final release"
             print(f"{program}: {what} of {template} (releases: {shown})", file=sys.stderr)
             yield None

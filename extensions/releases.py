@@ -14,35 +14,45 @@ eco-mem's own upgrade and fleet pin releases themselves (SECURITY.md).
 
 from __future__ import annotations
 
-import re
+import importlib.util
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
 from jinja2 import Environment
 from jinja2.ext import Extension
 
-# A release tag as Copier orders them: numbers with an optional `v` and pre-release part.
-RELEASE = re.compile(r"v?\d+(?:\.\d+)*(?:[.-]?(?:a|b|rc|alpha|beta|pre|preview|dev)\.?\d*)?")
-HEX = re.compile(r"[0-9a-f]{7,64}")
-FORMAT = "%(refname:strip=2) %(objecttype) %(objectname) %(*objectname)"
 TEMPLATE = Path(__file__).resolve().parents[1]  # Copier's checkout of the new version
+
+
+def _load_release_tags():
+    """eco_mem_ops/release_tags.py of this checkout, loaded by its file: the one reader
+    of release tags that upgrade and the fleet import too. Copier's checkout is no
+    package anyone can import, so it is loaded as extensions/protocol.py loads the
+    runtime's protocol.py, without writing bytecode into the checkout Copier renders."""
+    spec = importlib.util.spec_from_file_location(
+        "eco_mem_release_tags", TEMPLATE / "eco_mem_ops" / "release_tags.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = saved
+    return module
+
+
+release_tags = _load_release_tags()
+HEX = release_tags.HEX
 
 
 def release_commits(template: Path = TEMPLATE) -> dict[str, str]:
     """Each release tag of the template repository at `template`, and its commit."""
-    listed = subprocess.run(
-        ["git", "-C", str(template), "for-each-ref", f"--format={FORMAT}", "refs/tags"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout
-    releases = {}
-    for line in listed.splitlines():
-        name, kind, target, peeled = [*line.split(" "), "", "", ""][:4]
-        if RELEASE.fullmatch(name):
-            releases[name] = peeled if kind == "tag" else target
-    return releases
+    try:
+        return release_tags.tag_commits(template)
+    except release_tags.ReleaseTagError:
+        return {}  # no tags to read: no release, so the update is refused
 
 
 def is_release(commit: str, releases: dict[str, str], template: Path = TEMPLATE) -> bool:
@@ -85,7 +95,7 @@ def installed_release(copier_conf) -> str:
     releases = release_commits()
     if is_release(commit, releases):
         return ""  # Copier prints an empty line: nothing to say when all is well
-    newest = ", ".join(sorted(releases, reverse=True)[:3]) or "none"
+    newest = ", ".join(sorted(releases, key=release_tags.order, reverse=True)[:3]) or "none"
     raise UserMessageError(
         f"refused: _commit {commit!r} in {copier_conf['answers_file']} names no release of"
         " this template, and an update would render it, Python extensions included. Set"

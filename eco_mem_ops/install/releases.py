@@ -28,12 +28,8 @@ from ecomem.errors import UsageError
 from ecomem.git import git
 from ecomem.safe_open import write_text
 
-# A release tag as Copier orders them (PEP 440, a leading `v` allowed): numbers, and an
-# optional pre-release part that `newest` skips, as Copier does by default.
-RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)((?:[.-]?(?:a|b|rc|alpha|beta|pre|preview|dev)\.?\d*)?)")
-HEX = re.compile(r"[0-9a-f]{7,64}")
-# Fetching a few hundred tags takes one git command; past this, one per batch.
-BATCH = 200
+from .. import release_tags
+from ..release_tags import HEX
 
 
 class Release(NamedTuple):
@@ -42,9 +38,7 @@ class Release(NamedTuple):
 
     @property
     def order(self) -> tuple[tuple[int, ...], bool, str]:
-        match = RELEASE.fullmatch(self.tag)
-        numbers = tuple(int(part) for part in match.group(1).split(".")) if match else ()
-        return numbers, not (match and match.group(2)), self.tag
+        return release_tags.order(self.tag)
 
 
 class Releases(NamedTuple):
@@ -69,8 +63,8 @@ class Releases(NamedTuple):
         return max(on_it, key=lambda release: release.order)
 
     def newest(self) -> Release | None:
-        final = [release for release in self.tags if release.order[1]]
-        return max(final, key=lambda release: release.order) if final else None
+        tag = release_tags.newest(release.tag for release in self.tags)
+        return None if tag is None else next(r for r in self.tags if r.tag == tag)
 
     def listing(self, count: int = 3) -> str:
         ordered = sorted(self.tags, key=lambda release: release.order, reverse=True)
@@ -80,52 +74,22 @@ class Releases(NamedTuple):
 def fetch(where: str, folder: Path) -> Releases:
     """Make `folder` a repository holding only the release tags of the template at
     `where` (a URL or an absolute path), fetched now; UsageError when there are none."""
-    listed = git(folder.parent, "ls-remote", "--tags", "--refs", "--", where)
-    if listed.returncode != 0:
-        last = (listed.stderr.strip().splitlines() or ["git ls-remote failed"])[-1]
-        raise UsageError(f"cannot list the releases of {where}: {last}")
-    names = [
-        line.rsplit("refs/tags/", 1)[-1]
-        for line in listed.stdout.splitlines()
-        if "\trefs/tags/" in line
-    ]
-    names = [name for name in names if RELEASE.fullmatch(name)]
-    if not names:
-        raise UsageError(f"{where} has no release tags (vMAJOR.MINOR.PATCH); nothing to render")
-    # Not bare: Copier takes a local template only when it is a work tree's root.
-    made = git(folder.parent, "init", "--quiet", "--", str(folder))
-    if made.returncode != 0:
-        raise UsageError(f"cannot make a release snapshot in {folder}: {made.stderr.strip()}")
-    for start in range(0, len(names), BATCH):
-        specs = [f"+refs/tags/{name}:refs/tags/{name}" for name in names[start : start + BATCH]]
-        done = git(
-            folder, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", where, *specs
-        )
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["git fetch failed"])[-1]
-            raise UsageError(f"cannot fetch the releases of {where}: {last}")
+    try:
+        release_tags.fetch_releases(where, folder)
+    except release_tags.ReleaseTagError as error:
+        raise UsageError(f"{error}; nothing to render") from None
     return read(folder)
 
 
 def read(folder: Path) -> Releases:
     """The releases a snapshot made by `fetch` holds, each tag peeled to its commit."""
-    shown = git(
-        folder,
-        "for-each-ref",
-        "--format=%(refname:strip=2)%09%(objecttype)%09%(objectname)%09%(*objectname)",
-        "refs/tags",
-    )
-    if shown.returncode != 0:
-        raise UsageError(f"{folder} is no release snapshot: {shown.stderr.strip()}")
-    tags = []
-    for line in shown.stdout.splitlines():
-        name, kind, target, peeled = ([*line.split("\t"), "", "", ""])[:4]
-        commit = peeled if kind == "tag" else target
-        if RELEASE.fullmatch(name) and HEX.fullmatch(commit):
-            tags.append(Release(name, commit))
-    if not tags:
+    try:
+        commits = release_tags.tag_commits(folder)
+    except release_tags.ReleaseTagError as error:
+        raise UsageError(f"{folder} is no release snapshot: {error}") from None
+    if not commits:
         raise UsageError(f"{folder} holds no release tags")
-    return Releases(folder, tuple(tags))
+    return Releases(folder, tuple(Release(tag, commit) for tag, commit in commits.items()))
 
 
 @contextlib.contextmanager

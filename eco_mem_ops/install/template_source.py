@@ -11,7 +11,6 @@ answers file and that record agree.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from ecomem import protocol
@@ -181,26 +180,19 @@ def check_trusted(root: Path, source: str, answers_name: str) -> None:
         )
 
 
-RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)")
-
-
 def newest_release(source: str, root: Path) -> str | None:
-    """The highest plain release tag (`vMAJOR.MINOR.PATCH`, no pre-release) at `source`, as Copier
-    picks it by default; None when git cannot list it or there is none."""
+    """The highest final release tag at `source` (release_tags.py says which tags are
+    releases), as Copier picks it by default; None when git cannot list it or there is none."""
+    from ..release_tags import newest
+
     try:
         code, out = run_git(root, "ls-remote", "--tags", "--refs", "--", location(source, root))
     except OSError:
         return None
     if code != 0:
         return None
-    best: tuple[tuple[int, ...], str] | None = None
-    for line in out.decode("utf-8", "replace").splitlines():
-        tag = line.rsplit("refs/tags/", 1)[-1]
-        match = RELEASE.fullmatch(tag)
-        if match:
-            key = (tuple(int(part) for part in match.group(1).split(".")), tag)
-            best = key if best is None or key > best else best
-    return best[1] if best else None
+    lines = out.decode("utf-8", "replace").splitlines()
+    return newest(line.rsplit("refs/tags/", 1)[-1] for line in lines)
 
 
 def already_newest(root: Path, args) -> str:

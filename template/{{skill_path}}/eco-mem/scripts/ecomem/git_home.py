@@ -96,10 +96,6 @@ def open_state_file(path: Path, flags: int) -> int:
     return fd
 
 
-def journal_path(root: Path) -> Path:
-    return state_dir(root) / JOURNAL
-
-
 def leftover_journal(root: Path) -> Path | None:
     """The journal a stopped write left in the git dir, if any (never one in the tree)."""
     dirs = git_dirs(root)

@@ -23,26 +23,11 @@ MAX_FILES = 5000
 MAX_BYTES = 256 * 1024
 MAX_LINE = 120
 MANIFESTS = frozenset(
-    [
-        "pyproject.toml",
-        "setup.cfg",
-        "setup.py",
-        "tox.ini",
-        "noxfile.py",
-        "package.json",
-        "tsconfig.json",
-        "Cargo.toml",
-        "go.mod",
-        "Gemfile",
-        "pom.xml",
-        "build.gradle",
-        "Makefile",
-        "Dockerfile",
-        ".pre-commit-config.yaml",
-        ".eslintrc.json",
-        ".prettierrc",
-        "renovate.json",
-    ]
+    """
+    pyproject.toml setup.cfg setup.py tox.ini noxfile.py package.json tsconfig.json
+    Cargo.toml go.mod Gemfile pom.xml build.gradle Makefile Dockerfile
+    .pre-commit-config.yaml .eslintrc.json .prettierrc renovate.json
+    """.split()  # noqa: SIM905 - a word list reads best as words
 )
 
 

@@ -64,92 +64,13 @@ NEGATIONS = frozenset(
 )
 # Words that carry no subject and no polarity: grammar, modality, quantity.
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "by",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-        "us",
-        "me",
-        "my",
-        "may",
-        "can",
-        "could",
-        "must",
-        "should",
-        "shall",
-        "would",
-        "might",
-        "always",
-        "allowed",
-        "enabled",
-        "enable",
-        "true",
-        "yes",
-        "every",
-        "each",
-        "all",
-        "any",
-        "only",
-        "just",
-        "also",
-        "some",
-        "more",
-        "most",
-        "very",
-        "here",
-        "now",
-        "one's",
-        "it's",
-    ]
+    """
+    a an and are as at be been by do does for from has have how i in into is it its of
+    on or our so than that the their them then there these they this those to was we
+    were what when where which who why will with you your us me my may can could must
+    should shall would might always allowed enabled enable true yes every each all any
+    only just also some more most very here now one's it's
+    """.split()  # noqa: SIM905 - a word list reads best as words
 )
 SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
 FENCE = ("```", "~~~")
@@ -351,97 +272,20 @@ def words(found: list[Statement]) -> frozenset[str]:
 # backticks or a link) a slash. Anything with a placeholder or glob character is an
 # example, not a claim that the file exists.
 EXTENSIONS = frozenset(
-    [
-        "py",
-        "pyi",
-        "md",
-        "rst",
-        "txt",
-        "toml",
-        "yml",
-        "yaml",
-        "json",
-        "jsonc",
-        "ini",
-        "cfg",
-        "conf",
-        "lock",
-        "js",
-        "mjs",
-        "cjs",
-        "ts",
-        "tsx",
-        "jsx",
-        "vue",
-        "svelte",
-        "css",
-        "scss",
-        "html",
-        "sh",
-        "bash",
-        "zsh",
-        "ps1",
-        "go",
-        "rs",
-        "java",
-        "kt",
-        "kts",
-        "scala",
-        "rb",
-        "php",
-        "c",
-        "h",
-        "cc",
-        "cpp",
-        "hpp",
-        "cs",
-        "swift",
-        "m",
-        "sql",
-        "proto",
-        "graphql",
-        "tf",
-        "hcl",
-        "gradle",
-        "xml",
-        "csv",
-        "mk",
-        "cmake",
-        "dockerfile",
-        "env",
-    ]
+    """
+    py pyi md rst txt toml yml yaml json jsonc ini cfg conf lock js mjs cjs ts tsx jsx
+    vue svelte css scss html sh bash zsh ps1 go rs java kt kts scala rb php c h cc cpp
+    hpp cs swift m sql proto graphql tf hcl gradle xml csv mk cmake dockerfile env
+    """.split()  # noqa: SIM905 - a word list reads best as words
 )
 NOT_A_PATH = set("<>{}[]*?$%~|=!@#^&,;'\"()\\ ")
 PLACEHOLDER_PARTS = ("path/to/", "example", "your-", "xxx", "...", "…")
 # Names that stand for any name: `foo/bar.py`, `x/y`, `NAME/config.yml` are examples.
 PLACEHOLDER_WORDS = frozenset(
-    [
-        "foo",
-        "bar",
-        "baz",
-        "qux",
-        "quux",
-        "xyz",
-        "abc",
-        "x",
-        "y",
-        "z",
-        "a",
-        "b",
-        "n",
-        "name",
-        "names",
-        "path",
-        "dir",
-        "folder",
-        "file",
-        "thing",
-        "something",
-        "whatever",
-        "my",
-        "your",
-        "some",
-    ]
+    """
+    foo bar baz qux quux xyz abc x y z a b n name names path dir folder file thing
+    something whatever my your some
+    """.split()  # noqa: SIM905 - a word list reads best as words
 )
 # Shapes of git refs, not files: `origin/main`, `feature/login`.
 REF_PREFIXES = ("origin/", "upstream/", "refs/", "heads/", "remotes/", "feature/", "feat/")

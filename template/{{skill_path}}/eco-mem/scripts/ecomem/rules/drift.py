@@ -35,7 +35,8 @@ def check_drift(drawer: Drawer) -> list[Finding]:
             f"catalog columns are {' | '.join(catalog.columns)}; expected {' | '.join(expected)}"
         )
         findings.append(Finding(index, catalog.header_line, "catalog.columns", ERROR, message))
-    findings += _malformed_marks(drawer)
+    cells = _always_cells(drawer)
+    findings += _malformed_marks(drawer, cells) + _orders_behind_marks(drawer, cells)
     if "file" not in catalog.columns:
         return findings
     if drawer.name == "working":
@@ -95,35 +96,50 @@ def _desk_rows(drawer: Drawer) -> list[Finding]:
     ]
 
 
-def _malformed_marks(drawer: Drawer) -> list[Finding]:
-    """A row text that starts like an [always] mark but is none (store/always.py): its
-    brackets could carry words no reader judges, so it is an error, never a rule. A
-    well-formed mark's text is judged as find and the digest show it, without the mark:
-    a long mark is no lead-in the injection rule knows, so the row's own reading of it
-    could miss an order behind it."""
-    from ..store.always import CELL, MAX_PATTERNS, malformed, unmarked
+def _always_cells(drawer: Drawer) -> list[tuple[int, str]]:
+    """(line, text) of each row's cell that may open with an [always] mark
+    (store/always.py); none when the drawer's catalog has no such column."""
+    from ..store.always import CELL
 
     column = CELL.get(drawer.name)
     if column not in drawer.catalog.columns:
         return []
     at = drawer.catalog.columns.index(column)
+    return [(row.line, row.cells[at] if len(row.cells) > at else "") for row in drawer.catalog.rows]
+
+
+def _malformed_marks(drawer: Drawer, cells: list[tuple[int, str]]) -> list[Finding]:
+    """A row text that starts like an [always] mark but is none: its brackets could
+    carry words no reader judges, so it is an error, never a rule."""
+    from ..store.always import MAX_PATTERNS, malformed
+
     message = (
         f"an [always] mark takes `[always]` or `[always: PATHS]`, at most {MAX_PATTERNS}"
         " comma-separated paths or globs of letters, digits and . _ - / * ?, then a space;"
         " fix the mark with `revise SLUG --always PATHS` or drop it with `--not-always`"
     )
-    findings = []
-    for row in drawer.catalog.rows:
-        text = row.cells[at] if len(row.cells) > at else ""
-        if malformed(text):
-            findings.append(
-                Finding(drawer.index_relpath, row.line, "catalog.always-mark", ERROR, message)
-            )
-        elif text.startswith("[always"):
-            from ..text.injection import scan
+    return [
+        Finding(drawer.index_relpath, line, "catalog.always-mark", ERROR, message)
+        for line, text in cells
+        if malformed(text)
+    ]
 
-            findings += [
-                finding._replace(line=row.line, severity=ERROR)
-                for finding in scan(drawer.index_relpath, [unmarked(text)])
-            ]
-    return findings
+
+def _orders_behind_marks(drawer: Drawer, cells: list[tuple[int, str]]) -> list[Finding]:
+    """The text behind a well-formed [always] mark, judged by the injection rule as find
+    and the digest show it, without the mark: a long mark is no lead-in the rule knows,
+    so the row's own reading could miss an order behind it."""
+    from ..store.always import malformed, unmarked
+
+    marked = [
+        (line, text) for line, text in cells if text.startswith("[always") and not malformed(text)
+    ]
+    if not marked:
+        return []
+    from ..text.injection import scan
+
+    return [
+        finding._replace(line=line, severity=ERROR)
+        for line, text in marked
+        for finding in scan(drawer.index_relpath, [unmarked(text)])
+    ]

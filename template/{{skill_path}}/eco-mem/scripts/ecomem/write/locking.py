@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UsageError
-from ..git_home import LOCK, ensure_state_dir, open_state_file, state_dir
+from ..git_home import LOCK, ensure_state_dir, open_state_file
 
 TIMEOUT_SECONDS = 20.0
 TIMEOUT_VARIABLE = "ECO_MEM_LOCK_TIMEOUT"  # seconds; for hosts whose hooks hold the lock long
@@ -43,10 +43,6 @@ except ImportError:  # Windows: lock the file's first byte instead
 
 class LockTimeout(UsageError):
     """Another writer held the lock for the whole wait (exit 2, naming its pid)."""
-
-
-def lock_path(root: Path) -> Path:
-    return state_dir(root) / LOCK
 
 
 @contextmanager

@@ -22,16 +22,11 @@ from pathlib import Path
 
 from .. import safe_open
 from ..errors import UsageError
-from ..git_home import JOURNAL, ensure_state_dir, journal_path, leftover_journal
+from ..git_home import JOURNAL, ensure_state_dir, leftover_journal
 from ..paths import escapes
 from ..safe_open import TEMP_PREFIX, remove, replace
 
 MANIFEST = "manifest.json"
-
-
-def pending_path(root: Path) -> Path:
-    """Where the journal of a write in the work tree `root` lives (in its git dir)."""
-    return journal_path(root)
 
 
 def write_atomic(root: Path, path: Path, text: str) -> None:

@@ -1,0 +1,41 @@
+"""What a rendered host holds, measured by benchmarks/host_size.py: every host-side
+command run for real under `python -X importtime`, lines counted with no clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.host_size import measure
+
+# A ratchet: the host's Python lines as measured when this test was written (the
+# shrinking of issue 34 under way). Lower it when the host shrinks; raising it means
+# the host grew, which a change must argue for in its review, not here.
+LINES_CEILING = 16_038
+UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
+
+
+@pytest.fixture(scope="module")
+def size(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return measure(template_repo, tmp_path_factory.mktemp("host-size"))
+
+
+def test_every_host_command_ran_and_git_ran_the_copy_in_the_git_dir(size: dict) -> None:
+    loaded = size["loaded"]
+    for label in ("find", "new", "revise", "confirm", "forget", "end-task", "adopt"):
+        assert f"ecomem.commands.{label.replace('-', '_')}" in loaded[label], label
+    assert "ecomem.commands.desks" in loaded["desks"]
+    assert "ecomem.commands.context" in loaded["context"]
+    # The driver's copy ran under git (it imports the catalog merge), and resolve.py too.
+    assert "ecomem.store.merge" in loaded["merge-catalog"]
+    assert "ecomem.commands.resolve" in loaded["resolve"]
+    assert {"verify", "review", "track", "init", "upgrade", "uninstall"} <= set(loaded)
+
+
+def test_no_more_than_a_tenth_of_the_host_is_loaded_by_no_host_command(size: dict) -> None:
+    assert size["unloaded_percent"] <= UNLOADED_SHARE_LIMIT, size["unloaded"]
+
+
+def test_the_host_does_not_grow_past_the_ratchet(size: dict) -> None:
+    assert size["lines"] <= LINES_CEILING, size["largest"]
