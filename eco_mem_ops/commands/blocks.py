@@ -37,9 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(root: Path, args: argparse.Namespace) -> int:
     import sys
 
-    from ecomem.hostfiles import blocks, packages
+    from ecomem.hostfiles import blocks
 
-    from ..install import hooks, precommit
+    from ..install import hooks, package_refresh, precommit
 
     existed = {name: os.path.lexists(root / name) for name in (*HOST_FILES, hooks.SETTINGS)}
     try:
@@ -47,7 +47,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
     except blocks.BlockError as error:
         raise UsageError(str(error)) from None
     # Package stores (`init PATH`): their AGENTS.md blocks and INDEX contracts, rows kept.
-    changed += packages.refresh_packages(root)
+    changed += package_refresh.refresh_packages(root)
     try:
         if hooks.sync_hook(root):
             changed.append(f"{hooks.SETTINGS} (SessionStart hook)")

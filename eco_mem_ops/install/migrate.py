@@ -127,7 +127,7 @@ def reshape_catalog(root: Path, memory_dir: str, drawer: str, renames: dict[str,
     """Move one package INDEX's rows under the current header, each cell to its column
     by name (`-` for a new one); the rows moved. Copier never renders a package store,
     so there is nothing to stash: a release that reshapes a catalog changes it in place,
-    where `refresh_contract` leaves a header it does not know."""
+    where `package_refresh.refresh_contract` leaves a header it does not know."""
     from ecomem.hostfiles.packages import package_contract
 
     path = root / memory_dir / drawer / INDEX
