@@ -113,6 +113,7 @@ def pile_bytes(host: Path) -> int:
         [
             sys.executable,
             "-I",
+            "-B",  # it imports the template's own runtime: no __pycache__ may land there
             "-c",
             f"import sys; sys.path.insert(0, {str(checkout)!r})\n" + PILE_SIZE,
             str(host),
