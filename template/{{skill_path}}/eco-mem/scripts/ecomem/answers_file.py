@@ -116,7 +116,9 @@ def checked(answers: dict) -> dict:
 
 
 def _folder_problem(value) -> str:
+    # The reason only, never the value: a branch chose it, and an agent reads this line
+    # from every command it runs (find first), so an echo would put the branch's words
+    # in front of the agent unjudged (tests/test_answers_as_data.py).
     if not isinstance(value, str):
         return "must be a folder path"
-    why = path_rule_problem(value)
-    return f"{why} ({value!r})" if why else ""
+    return path_rule_problem(value)
