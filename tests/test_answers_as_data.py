@@ -97,3 +97,29 @@ def test_uninstall_memory_deletes_no_folder_that_holds_more_than_memory(host: Pa
     said = assert_exit(run_ops(host, "uninstall", "--memory"), 2)
     assert "src" in said.stderr and "nothing removed" in said.stderr, said.stderr
     assert work_tree_bytes(host) == before
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        '"memory_path": notes\n',  # YAML reads the quoted key; a line reader would not
+        "? memory_path\n: notes\n",
+        "defaults: &moved {memory_path: notes}\n<<: *moved\n",
+    ],
+)
+def test_an_answers_key_yaml_reads_otherwise_is_refused(host: Path, shape: str) -> None:
+    """Copier reads the answers file as YAML, the runtime line by line: a key spelled so
+    that YAML takes it and a line reader does not would make the two disagree on the
+    folder. The runtime refuses such a file rather than read its own half of it."""
+    answers = (host / ANSWERS).read_text(encoding="utf-8")
+    (host / ANSWERS).write_text(answers + shape, encoding="utf-8")
+    commit_all(host, "tidy the answers")
+    for command in (("find", "x"), ("verify",)):
+        said = assert_exit(run_script(host, *command), 2)
+        assert f"{ANSWERS}: a key written other than as a plain name" in said.stderr
+
+
+def test_an_answers_file_with_a_bom_is_read_as_yaml_reads_it(host: Path) -> None:
+    answers = (host / ANSWERS).read_bytes()
+    (host / ANSWERS).write_bytes(b"\xef\xbb\xbf" + answers.split(b"\n", 1)[1])
+    assert_exit(run_script(host, "verify"), 0)

@@ -30,6 +30,11 @@ FOLDERS = ("skill_path", "memory_path")
 FLAGS = ("claude_code", "desks_travel")
 LARGEST = 64 * 1024  # an answers file is a few hundred bytes
 SCALARS = {"true": True, "false": False, "null": None, "~": None, "": None}
+# The keys Copier writes: ASCII letters, digits and `_`. YAML also reads a quoted key, a
+# `? key` line and a `<<` merge as keys, which this reader would pass over while Copier
+# took the value: one file, two folders. A key of any other shape is refused.
+PLAIN_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+OTHER_SHAPE = "<a key that is not a plain name>"
 
 
 def settings(root) -> dict:
@@ -45,7 +50,7 @@ def settings(root) -> dict:
         ) from None
     if len(data) > LARGEST:
         raise UsageError(f"{ANSWERS_FILE} is larger than an answers file can be")
-    answers = read_answers(data.decode("utf-8", "replace"))
+    answers = read_answers(data.decode("utf-8-sig", "replace"))  # YAML skips a BOM too
     return checked(answers)
 
 
@@ -62,6 +67,8 @@ def read_answers(text: str) -> dict:
             continue
         key, colon, value = line.partition(":")
         key = key.strip()
+        if not key or not PLAIN_KEY.issuperset(key):
+            answers[OTHER_SHAPE] = ...
         answers[key] = scalar(value.strip()) if colon else ...
     return answers
 
@@ -93,6 +100,11 @@ def recorded(found: dict) -> str:
 
 
 def checked(answers: dict) -> dict:
+    if OTHER_SHAPE in answers:
+        raise UsageError(
+            f"{ANSWERS_FILE}: a key written other than as a plain name (quoted, `? `, `<<`);"
+            " write each answer as `name: value`"
+        )
     found = {}
     for name in FOLDERS:
         value = answers.get(name)
