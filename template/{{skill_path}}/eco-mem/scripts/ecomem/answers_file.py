@@ -51,7 +51,9 @@ def settings(root) -> dict:
     if len(data) > LARGEST:
         raise UsageError(f"{ANSWERS_FILE} is larger than an answers file can be")
     answers = read_answers(data.decode("utf-8-sig", "replace"))  # YAML skips a BOM too
-    return checked(answers)
+    # The copy's own record was judged when track wrote it; judging words loads the
+    # injection rule (and re), which the session digest, reading that record, goes without.
+    return checked(answers, judge_words=path != RECORDED)
 
 
 def read_answers(text: str) -> dict:
@@ -99,7 +101,7 @@ def recorded(found: dict) -> str:
     )
 
 
-def checked(answers: dict) -> dict:
+def checked(answers: dict, judge_words: bool = True) -> dict:
     if OTHER_SHAPE in answers:
         raise UsageError(
             f"{ANSWERS_FILE}: a key written other than as a plain name (quoted, `? `, `<<`);"
@@ -108,7 +110,7 @@ def checked(answers: dict) -> dict:
     found = {}
     for name in FOLDERS:
         value = answers.get(name)
-        why = "is missing" if value is None else _folder_problem(value)
+        why = "is missing" if value is None else _folder_problem(value, judge_words)
         if why:
             raise UsageError(f"{ANSWERS_FILE}: {name} {why}")
         found[name] = value
@@ -127,10 +129,18 @@ def checked(answers: dict) -> dict:
     return found
 
 
-def _folder_problem(value) -> str:
+def _folder_problem(value, judge_words: bool) -> str:
     # The reason only, never the value: a branch chose it, and an agent reads this line
     # from every command it runs (find first), so an echo would put the branch's words
     # in front of the agent unjudged (tests/test_answers_as_data.py).
     if not isinstance(value, str):
         return "must be a folder path"
-    return path_rule_problem(value)
+    why = path_rule_problem(value)
+    if not why and judge_words:
+        from .store.names import reads_as_order
+
+        # The folder is printed by find and the digest and written into AGENTS.md: its
+        # words may not give the agent an order, as a package store's path may not.
+        if reads_as_order(value.replace("/", "-")):
+            why = "reads as an order to the agent; name the folder plainly"
+    return why
