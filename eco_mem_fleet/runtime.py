@@ -8,8 +8,8 @@ ls-tree` calls, no rendering, nothing of the repository run. A difference is a h
 edit, a half-applied upgrade or a commit that changed the scripts; status names it.
 
 Every file counts, not only the Python ones: Python imports an extension module
-(`cli.cpython-311-x86_64-linux-gnu.so`) before the `cli.py` beside it, and the runtime
-reads an `ecomem/answers.yml` beside answers_file.py over the repository's answers.
+(`cli.cpython-311-x86_64-linux-gnu.so`) before the `cli.py` beside it, and an
+`ecomem/answers.yml` there is a record only the git dir's copy may keep.
 Two kinds are left out: the files the release renders per repository (`*.jinja` in
 its tree, the tool settings), and `__pycache__`, which eco_mem.py never reads (it
 keeps its bytecode outside the repository).

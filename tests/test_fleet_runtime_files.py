@@ -1,9 +1,9 @@
 """Fleet status names a runtime a commit changed, whatever kind of file changed it.
 
 Python imports an extension module (`cli.cpython-311-x86_64-linux-gnu.so`) before the
-`cli.py` beside it, and the runtime reads an `ecomem/answers.yml` beside
-answers_file.py in place of the repository's answers file (that file is meant only for
-the copy `track` keeps in the git dir). Neither is a `.py` file, so a status that
+`cli.py` beside it, and an `ecomem/answers.yml` beside answers_file.py is the
+record only the git dir's copy keeps (a work tree's runtime no longer reads one, but
+it has no business there). Neither is a `.py` file, so a status that
 compared only the Python files called such a runtime the release's. A real all-repos
 fleet of local origins, real copier and git.
 """
@@ -56,12 +56,11 @@ def test_status_names_a_runtime_changed_by_files_that_are_not_python(tmp_path: P
     assert result.returncode == 1, result.stderr
 
 
-def test_the_answers_file_a_branch_adds_to_the_scripts_is_what_the_host_reads(
-    host: Path,
-) -> None:
-    """Why status must name that file: the work tree's commands take it over the
-    repository's answers file, which a reviewer would read instead."""
-    assert run_script(host, "find", "x").returncode == 0
+def test_an_answers_record_a_commit_adds_to_the_scripts_is_not_read(host: Path) -> None:
+    """The record beside answers_file.py is the git dir's copy's alone: in the work tree
+    a file by that name is a commit's, and the commands read the answers file."""
     build_files(host, {f"{SCRIPTS}/ecomem/answers.yml": ELSEWHERE})
     said = run_script(host, "find", "x")
-    assert "notes" in said.stdout + said.stderr, (said.stdout, said.stderr)
+    assert said.returncode == 0, (said.stdout, said.stderr)
+    assert "notes" not in said.stdout + said.stderr, (said.stdout, said.stderr)
+    assert ".agents/memory" in said.stdout + said.stderr

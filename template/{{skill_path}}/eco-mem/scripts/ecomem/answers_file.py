@@ -25,7 +25,12 @@ from .errors import UsageError
 from .path_rule import path_rule_problem
 from .protocol import ANSWERS_FILE
 
-RECORDED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answers.yml")
+HERE = os.path.dirname(os.path.abspath(__file__))
+RECORDED = os.path.join(HERE, "answers.yml")
+# Only the copy in the git dir (`merge-driver-<checksum>/ecomem/`, gitsetup/driver.py)
+# keeps a record. In a work tree, where this folder is `<skill>/eco-mem/scripts/ecomem`,
+# a file by that name is a commit's, and must not stand in for the answers file.
+IN_GIT_DIR_COPY = os.path.basename(os.path.dirname(HERE)).startswith("merge-driver-")
 FOLDERS = ("skill_path", "memory_path")
 FLAGS = ("claude_code", "desks_travel")
 LARGEST = 64 * 1024  # an answers file is a few hundred bytes
@@ -39,7 +44,8 @@ OTHER_SHAPE = "<a key that is not a plain name>"
 
 def settings(root) -> dict:
     """{skill_path, memory_path, claude_code, desks_travel, review_thresholds}, checked."""
-    path = RECORDED if os.path.isfile(RECORDED) else os.path.join(os.fspath(root), ANSWERS_FILE)
+    recorded_here = IN_GIT_DIR_COPY and os.path.isfile(RECORDED)
+    path = RECORDED if recorded_here else os.path.join(os.fspath(root), ANSWERS_FILE)
     try:
         with open(path, "rb") as handle:
             data = handle.read(LARGEST + 1)
