@@ -22,7 +22,8 @@ SHADOWS = ("copier", "copier_template_extensions", "yaml", "jinja2", "plumbum")
 
 
 def plant(work: Path, markers: Path) -> None:
-    """A root module for each name, each leaving a marker when imported."""
+    """A root module for each name, each leaving a marker when imported, and `copier`
+    and `git` programs for a PATH with an empty (current folder) entry."""
     build_files(
         work,
         {
@@ -30,6 +31,10 @@ def plant(work: Path, markers: Path) -> None:
             for name in SHADOWS
         },
     )
+    for name in ("copier", "git"):
+        program, marker = work / name, markers / f"{name}-program"
+        program.write_text(f"#!{sys.executable}\nopen({str(marker)!r}, 'a')\n", encoding="utf-8")
+        program.chmod(0o755)
 
 
 def test_ops_upgrade_run_from_the_host_imports_none_of_its_modules(tmp_path: Path) -> None:
@@ -47,7 +52,9 @@ def test_ops_upgrade_run_from_the_host_imports_none_of_its_modules(tmp_path: Pat
         for folder in os.environ["PATH"].split(os.pathsep)
         if not os.path.isfile(os.path.join(folder, "copier"))
     )
-    for path in (f"{venv_bin}{os.pathsep}{os.environ['PATH']}", bare_path):
+    # And a PATH that ends in `:` or holds an empty entry: a shell reads it as ".".
+    with_venv = f"{venv_bin}{os.pathsep}{os.environ['PATH']}"
+    for path in (with_venv, bare_path, os.pathsep + with_venv):
         done = run_ops(host, "upgrade", "--vcs-ref", "v2.0.0", env={**os.environ, "PATH": path})
         assert sorted(os.listdir(markers)) == [], (done.stdout, done.stderr)
         assert done.returncode == 0, (done.stdout, done.stderr)
@@ -80,7 +87,7 @@ def test_the_fleet_imports_none_of_a_repositorys_modules(tmp_path: Path) -> None
         report = tmp_path / f"{action}.jsonl"
         done = run_module(
             f"eco_mem_fleet.{action}", "-C", str(config), "--template", str(template),
-            "--report", str(report), ci=True,
+            "--report", str(report), ci=True, env={"PATH": os.pathsep + os.environ["PATH"]},
         )  # fmt: skip
         results[action] = (done, read_report(report))
     assert sorted(os.listdir(markers)) == [], results
