@@ -180,3 +180,15 @@ def test_the_command_the_host_prints_for_upgrade_refuses_a_branchs_template(
     )
     assert not marker.exists(), (printed, ran.stdout, ran.stderr)
     assert ran.returncode == 2 and "is not the template this clone trusts" in ran.stderr
+
+
+def test_a_commit_line_that_is_no_ref_is_refused_without_being_repeated(host: Path) -> None:
+    """`_commit` names the installed release; a branch may write any text there, and
+    ops.py upgrade's refusal says it names no release without repeating it. (A plain
+    `copier update` repeats it in Copier's own "Unknown revision" error, before the
+    template has a say: see SECURITY.md's limits.)"""
+    replace_in(host / ANSWERS, "_commit: v0.0.1", f"_commit: {ORDERS.split(': ', 1)[1]}")
+    commit_all(host, "tidy the answers")
+    said = assert_exit(run_ops(host, "upgrade"), 2)
+    assert "names no release" in said.stderr, said.stderr
+    says_none_of_it(said)
