@@ -126,7 +126,7 @@ def test_an_answers_key_yaml_reads_otherwise_is_refused(host: Path, shape: str) 
     commit_all(host, "tidy the answers")
     for command in (("find", "x"), ("verify",)):
         said = assert_exit(run_script(host, *command), 2)
-        assert f"{ANSWERS}: a key written other than as a plain name" in said.stderr
+        assert f"{ANSWERS}: a key is not in the shape Copier writes" in said.stderr
 
 
 def test_an_answers_file_with_a_bom_is_read_as_yaml_reads_it(host: Path) -> None:

@@ -110,8 +110,8 @@ def recorded(found: dict) -> str:
 def checked(answers: dict, judge_words: bool = True) -> dict:
     if OTHER_SHAPE in answers:
         raise UsageError(
-            f"{ANSWERS_FILE}: a key written other than as a plain name (quoted, `? `, `<<`);"
-            " write each answer as `name: value`"
+            f"{ANSWERS_FILE}: a key is not in the shape Copier writes (a plain"
+            " `name: value` per line; a quoted, `? ` or `<<` key is not read)"
         )
     found = {}
     for name in FOLDERS:
