@@ -15,6 +15,14 @@ import sys
 # every host. Write none (the operator runs rarely; compiling costs little).
 sys.dont_write_bytecode = True
 
+# A relative PATH entry (an empty one, as in a PATH ending in `:`, or `.`) names the folder
+# a program runs in, and ops.py runs in the host (`--root .`, Copier's tasks, the fleet's
+# clone): a `git` or `copier` a commit put there would be what runs. Keep the absolute
+# entries, for this process and every program it starts.
+os.environ["PATH"] = os.pathsep.join(
+    filter(os.path.isabs, os.environ.get("PATH", os.defpath).split(os.pathsep))
+)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Under -I the script's folder is not on sys.path; put it there for eco_mem_ops. The
 # release's runtime (`ecomem`) goes first by eco_mem_ops.runtime.

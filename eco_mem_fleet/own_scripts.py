@@ -168,7 +168,9 @@ def render_release(
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as answers:
         json.dump(data, answers)  # JSON is YAML: every answer keeps its type
     command = [
-        *(sys.executable, "-m", "copier", "copy", "--trust", "--defaults", "--skip-tasks"),
+        # -I: all-repos runs this in the clone, and `-m` would put the clone's folder first
+        # on sys.path, where a committed copier.py or yaml.py would be what Copier imports.
+        *(sys.executable, "-I", "-m", "copier", "copy", "--trust", "--defaults", "--skip-tasks"),
         *("--quiet", "--vcs-ref", releases.commit(tag)),
         *("--data-file", answers.name, "--", releases.folder, destination),
     ]

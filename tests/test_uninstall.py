@@ -252,7 +252,7 @@ def test_a_normalised_crlf_file_without_a_final_newline_comes_back_byte_for_byte
 @pytest.mark.parametrize(
     ("command", "replacement"),
     [
-        ("upgrade", f"`copier update --trust -a {ANSWERS}`"),
+        ("upgrade", "`python3 <eco-mem release checkout>/ops.py upgrade --root .`"),
         ("uninstall", "`python3 <eco-mem release checkout>/ops.py uninstall --root .`"),
     ],
 )

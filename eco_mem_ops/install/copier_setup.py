@@ -11,6 +11,14 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+
+# `python -c` and `python -m` put the working folder first on sys.path, and the operator
+# works in the host (`--root .`, the fleet's clone): a `copier.py` or
+# `copier_template_extensions.py` a commit put there would be what they import. So this
+# Python runs them under -I, as ops.py itself runs, and another Python's probe runs in
+# an empty folder of its own (tests/test_operator_host_modules.py).
+ISOLATED = "-I"
 
 
 def copier_command() -> list[str] | None:
@@ -18,8 +26,8 @@ def copier_command() -> list[str] | None:
     found = shutil.which("copier")
     if found:
         return [found]
-    probe = subprocess.run([sys.executable, "-c", "import copier"], capture_output=True)
-    return [sys.executable, "-m", "copier"] if probe.returncode == 0 else None
+    probe = subprocess.run([sys.executable, ISOLATED, "-c", "import copier"], capture_output=True)
+    return [sys.executable, ISOLATED, "-m", "copier"] if probe.returncode == 0 else None
 
 
 # One command per common way of having Copier; the template's copier.yml loads
@@ -72,5 +80,7 @@ def missing_extension(command: list[str]) -> bool:
     python = copier_python(command)
     if python is None:
         return False
-    probe = [python, "-c", "import copier_template_extensions"]
-    return subprocess.run(probe, capture_output=True).returncode != 0
+    isolated = [ISOLATED] if command[1:2] == [ISOLATED] else []
+    probe = [python, *isolated, "-c", "import copier_template_extensions"]
+    with tempfile.TemporaryDirectory(prefix="eco-mem-probe.") as empty:
+        return subprocess.run(probe, capture_output=True, cwd=empty).returncode != 0

@@ -103,12 +103,18 @@ def snapshot(where: str, given: str = "") -> Iterator[Releases]:
         yield fetch(where, Path(scratch) / "releases")
 
 
+# A ref or commit id as git spells one. A `_commit` of any other shape is a branch's
+# text, and the refusal reaches whoever ran upgrade (an agent, too): not repeated.
+REF_SHAPED = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]{0,99}")
+
+
 def release_of(releases: Releases, value: str, what: str, source: str) -> Release:
     """The release `value` names, or a one-line refusal that says what would render."""
     found = releases.named(value)
     if found is None:
+        shown = repr(value) if REF_SHAPED.fullmatch(str(value)) else "(no ref; not shown)"
         raise UsageError(
-            f"refused: {what} {value!r} names no release of {source}, and only releases"
+            f"refused: {what} {shown} names no release of {source}, and only releases"
             f" are rendered (newest: {releases.listing()})"
         )
     return found

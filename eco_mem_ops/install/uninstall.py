@@ -367,6 +367,7 @@ def memory(root: Path, options) -> list[Change]:
 
 def _memory_folder(root: Path, options, memory_dir: str) -> list[Change]:
     if options.memory:
+        _refuse_what_is_not_memory(root, memory_dir)
         return _tree(root, "memory", memory_dir, "every entry, desk and INDEX")
     changes = []
     for relpath, note in (
@@ -387,6 +388,27 @@ def _memory_folder(root: Path, options, memory_dir: str) -> list[Change]:
 
 
 SEARCH_IGNORE = ".ignore"
+
+
+def _refuse_what_is_not_memory(root: Path, memory_dir: str) -> None:
+    """UsageError when the memory folder holds anything but drawers and the tool's files.
+
+    The answers file names that folder, and a commit can change it to a folder of code:
+    deleting it would take its ignored files too, which no git brings back."""
+    path = root / memory_dir
+    if path.is_symlink() or not path.is_dir():
+        return  # _tree removes a link alone, and there is nothing else to remove
+    others = [
+        child.name
+        for child in os.scandir(path)
+        if not (child.name in protocol.DRAWERS and child.is_dir(follow_symlinks=False))
+        and child.name not in ROOT_FILES
+    ]
+    if others:
+        raise UsageError(
+            f"{memory_dir} holds {len(others)} item(s) that are not eco-mem's drawers;"
+            " nothing removed: rerun without --memory, or delete what you mean to by hand"
+        )
 
 
 def skill(root: Path, options) -> list[Change]:

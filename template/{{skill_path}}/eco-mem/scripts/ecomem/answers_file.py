@@ -26,11 +26,21 @@ from .errors import UsageError
 from .path_rule import path_rule_problem
 from .protocol import ANSWERS_FILE
 
-RECORDED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answers.yml")
+HERE = os.path.dirname(os.path.abspath(__file__))
+RECORDED = os.path.join(HERE, "answers.yml")
+# Only the copy in the git dir (`merge-driver-<checksum>/ecomem/`, gitsetup/driver.py)
+# keeps a record. In a work tree, where this folder is `<skill>/eco-mem/scripts/ecomem`,
+# a file by that name is a commit's, and must not stand in for the answers file.
+IN_GIT_DIR_COPY = os.path.basename(os.path.dirname(HERE)).startswith("merge-driver-")
 FOLDERS = ("skill_path", "memory_path")
 FLAGS = ("claude_code", "desks_travel")
 LARGEST = 64 * 1024  # an answers file is a few hundred bytes
 SCALARS = {"true": True, "false": False, "null": None, "~": None, "": None}
+# The keys Copier writes: ASCII letters, digits and `_`. YAML also reads a quoted key, a
+# `? key` line and a `<<` merge as keys, which this reader would pass over while Copier
+# took the value: one file, two folders. A key of any other shape is refused.
+PLAIN_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+OTHER_SHAPE = "<a key that is not a plain name>"
 
 
 def settle(root) -> None:
@@ -48,7 +58,8 @@ def settle(root) -> None:
 
 def settings(root) -> dict:
     """{skill_path, memory_path, claude_code, desks_travel, review_thresholds}, checked."""
-    path = RECORDED if os.path.isfile(RECORDED) else os.path.join(os.fspath(root), ANSWERS_FILE)
+    recorded_here = IN_GIT_DIR_COPY and os.path.isfile(RECORDED)
+    path = RECORDED if recorded_here else os.path.join(os.fspath(root), ANSWERS_FILE)
     try:
         with open(path, "rb") as handle:
             data = handle.read(LARGEST + 1)
@@ -59,8 +70,10 @@ def settings(root) -> dict:
         ) from None
     if len(data) > LARGEST:
         raise UsageError(f"{ANSWERS_FILE} is larger than an answers file can be")
-    answers = read_answers(data.decode("utf-8", "replace"))
-    return checked(answers)
+    answers = read_answers(data.decode("utf-8-sig", "replace"))  # YAML skips a BOM too
+    # The copy's own record was judged when track wrote it; judging words loads the
+    # injection rule (and re), which the session digest, reading that record, goes without.
+    return checked(answers, judge_words=path != RECORDED)
 
 
 def read_answers(text: str) -> dict:
@@ -76,6 +89,8 @@ def read_answers(text: str) -> dict:
             continue
         key, colon, value = line.partition(":")
         key = key.strip()
+        if not key or not PLAIN_KEY.issuperset(key):
+            answers[OTHER_SHAPE] = ...
         answers[key] = scalar(value.strip()) if colon else ...
     return answers
 
@@ -106,11 +121,16 @@ def recorded(found: dict) -> str:
     )
 
 
-def checked(answers: dict) -> dict:
+def checked(answers: dict, judge_words: bool = True) -> dict:
+    if OTHER_SHAPE in answers:
+        raise UsageError(
+            f"{ANSWERS_FILE}: a key is not in the shape Copier writes (a plain"
+            " `name: value` per line; a quoted, `? ` or `<<` key is not read)"
+        )
     found = {}
     for name in FOLDERS:
         value = answers.get(name)
-        why = "is missing" if value is None else _folder_problem(value)
+        why = "is missing" if value is None else _folder_problem(value, judge_words)
         if why:
             raise UsageError(f"{ANSWERS_FILE}: {name} {why}")
         found[name] = value
@@ -129,8 +149,18 @@ def checked(answers: dict) -> dict:
     return found
 
 
-def _folder_problem(value) -> str:
+def _folder_problem(value, judge_words: bool) -> str:
+    # The reason only, never the value: a branch chose it, and an agent reads this line
+    # from every command it runs (find first), so an echo would put the branch's words
+    # in front of the agent unjudged (tests/test_answers_as_data.py).
     if not isinstance(value, str):
         return "must be a folder path"
     why = path_rule_problem(value)
-    return f"{why} ({value!r})" if why else ""
+    if not why and judge_words:
+        from .store.names import reads_as_order
+
+        # The folder is printed by find and the digest and written into AGENTS.md: its
+        # words may not give the agent an order, as a package store's path may not.
+        if reads_as_order(value.replace("/", "-")):
+            why = "reads as an order to the agent; name the folder plainly"
+    return why

@@ -27,11 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def replacement(command: str) -> str:
-    from .. import protocol
-
-    if command == "upgrade":
-        # The release's own migrations (copier.yml) refresh the blocks and the indexes.
-        return f"copier update --trust -a {protocol.ANSWERS_FILE}"
+    # `ops.py upgrade` for upgrade too, never a plain `copier update --trust`: that runs
+    # the template `_src_path` names, which a branch can change, and ops.py runs only
+    # the one this clone recorded (tests/test_answers_as_data.py).
     return f"python3 <eco-mem release checkout>/ops.py {command} --root ."
 
 

@@ -98,8 +98,11 @@ def thresholds(args: argparse.Namespace) -> dict:
         name = name.strip()
         if name not in limits or not value.strip().isdigit():
             known = ", ".join(limits)
+            # Not echoed: the answers file is data a branch can change, and this line
+            # reaches the agent that ran review.
             raise UsageError(
-                f"review_thresholds answer {part!r}: write NAME=N pairs, NAME one of {known};"
+                f"review_thresholds answer in {protocol.ANSWERS_FILE} is not NAME=N pairs"
+                f" with NAME one of {known};"
                 " fix it with `copier update --data review_thresholds=...`"
             )
         limits[name] = int(value)
