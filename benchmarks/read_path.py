@@ -100,8 +100,8 @@ PILE_SIZE = """
 import sys
 from eco_mem_ops import runtime
 runtime.use_release_runtime()
-from ecomem import answers_file
-answers_file.settle(sys.argv[1])
+from ecomem.store.answers import settle
+settle(sys.argv[1])
 from eco_mem_ops.experiment.pile import pile_text
 print(len(pile_text(sys.argv[1]).encode("utf-8")))
 """

@@ -8,7 +8,7 @@ the snapshot of release tags fetched once for the run, releases.py) into a
 temporary folder (`git archive`), once per run, and runs from there: the operator's `ops.py`
 (blocks, track, upgrade) and the runtime's `eco_mem.py` (verify, review), both
 under `python -I` with `--root` pointing at the clone. The runtime reads the
-repository's answers itself (`answers_file.settle`), so one checkout serves every
+repository's answers itself (`store.answers.settle`), so one checkout serves every
 repository. Checkouts and scripts run in processes of their own with the clean
 environment of clean_env.py: the token stays behind.
 

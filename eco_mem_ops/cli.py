@@ -3,7 +3,7 @@ runtime's conventions: --help, exit 0 ok / 1 findings or conflicts / 2 usage or 
 error, and a failure said in one line, never a traceback (ecomem/boundary.py).
 
 The host's answers (its skill and memory folders, Claude Code, ...) reach the runtime
-through one call, `ecomem.answers_file.settle(root)`, made as soon as the host is known and
+through one call, `ecomem.store.answers.settle(root)`, made as soon as the host is known and
 before any other ecomem module is imported: some of them read those answers at import.
 """
 
@@ -37,10 +37,10 @@ def given_root(argv: list[str]) -> str:
 
 def settle(root: Path) -> str:
     """Load the host's answers into the release's runtime; why it could not, or ""."""
-    from ecomem import answers_file
+    from ecomem.store.answers import settle as settle_answers
 
     try:
-        answers_file.settle(root)
+        settle_answers(root)
     except (OSError, UnicodeError, ValueError) as error:
         return str(error) or type(error).__name__
     except Exception as error:  # the runtime's own CommandError, whatever its module

@@ -69,9 +69,9 @@ def ecomem(rendered: Path):
     sys.path.insert(0, str(scripts))
     sys.dont_write_bytecode = True
     import ecomem
-    from ecomem import answers_file
+    from ecomem.store.answers import settle
 
-    answers_file.settle(rendered)  # as every command does first
+    settle(rendered)  # as every command does first
     yield ecomem
     sys.path.remove(str(scripts))
 

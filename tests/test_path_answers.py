@@ -133,7 +133,7 @@ def test_plain_copier_update_refuses_a_hand_edited_memory_path_in_one_line(
             (dst / ".agents/memory/episodic/INDEX.md").unlink()
         said = assert_exit(run_ops(dst, command), 2)
         assert_no_traceback(said)
-        # ops.py reads the answers (answers_file.settle) before the command starts: the
+        # ops.py reads the answers (store.answers.settle) before the command starts: the
         # runtime's answers reader refuses the value, in one line that never prints it.
         assert said.stderr.startswith(f"ops.py {command}: {ANSWERS}: memory_path")
         assert len(said.stderr.strip().splitlines()) == 1 and "SYSTEM" not in said.stderr

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 
-from . import protocol
 from .errors import UsageError
 from .path_rule import path_rule_problem
 from .protocol import ANSWERS_FILE
@@ -43,23 +42,9 @@ PLAIN_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 OTHER_SHAPE = "<a key that is not a plain name>"
 
 
-def settle(root) -> None:
-    """Set protocol's answers (SKILL_DIR, MEMORY_DIR, ...) from the answers file at
-    `root`, checked; errors.UsageError names what is wrong. Every command calls this
-    first, before anything builds a path."""
-    protocol.SETTLED = found = settings(root)
-    protocol.SKILL_DIR = found["skill_path"] + "/eco-mem"
-    protocol.ROOT_MEMORY_DIR = protocol.MEMORY_DIR = found["memory_path"]
-    protocol.CLAUDE_CODE = found["claude_code"]
-    protocol.DESKS_TRAVEL = found["desks_travel"]
-    protocol.REVIEW_THRESHOLDS = found["review_thresholds"]
-    protocol.VERIFY_COMMAND = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py verify"
-
-
 def settings(root) -> dict:
     """{skill_path, memory_path, claude_code, desks_travel, review_thresholds}, checked."""
-    recorded_here = IN_GIT_DIR_COPY and os.path.isfile(RECORDED)
-    path = RECORDED if recorded_here else os.path.join(os.fspath(root), ANSWERS_FILE)
+    path = RECORDED if reads_record() else os.path.join(os.fspath(root), ANSWERS_FILE)
     try:
         with open(path, "rb") as handle:
             data = handle.read(LARGEST + 1)
@@ -71,9 +56,13 @@ def settings(root) -> dict:
     if len(data) > LARGEST:
         raise UsageError(f"{ANSWERS_FILE} is larger than an answers file can be")
     answers = read_answers(data.decode("utf-8-sig", "replace"))  # YAML skips a BOM too
-    # The copy's own record was judged when track wrote it; judging words loads the
-    # injection rule (and re), which the session digest, reading that record, goes without.
-    return checked(answers, judge_words=path != RECORDED)
+    return checked(answers)
+
+
+def reads_record() -> bool:
+    """Whether `settings` reads this copy's own record (the git dir's copy) rather than
+    the work tree's answers file."""
+    return IN_GIT_DIR_COPY and os.path.isfile(RECORDED)
 
 
 def read_answers(text: str) -> dict:
@@ -121,7 +110,7 @@ def recorded(found: dict) -> str:
     )
 
 
-def checked(answers: dict, judge_words: bool = True) -> dict:
+def checked(answers: dict) -> dict:
     if OTHER_SHAPE in answers:
         raise UsageError(
             f"{ANSWERS_FILE}: a key is not in the shape Copier writes (a plain"
@@ -130,7 +119,7 @@ def checked(answers: dict, judge_words: bool = True) -> dict:
     found = {}
     for name in FOLDERS:
         value = answers.get(name)
-        why = "is missing" if value is None else _folder_problem(value, judge_words)
+        why = "is missing" if value is None else _folder_problem(value)
         if why:
             raise UsageError(f"{ANSWERS_FILE}: {name} {why}")
         found[name] = value
@@ -149,18 +138,11 @@ def checked(answers: dict, judge_words: bool = True) -> dict:
     return found
 
 
-def _folder_problem(value, judge_words: bool) -> str:
+def _folder_problem(value) -> str:
     # The reason only, never the value: a branch chose it, and an agent reads this line
     # from every command it runs (find first), so an echo would put the branch's words
-    # in front of the agent unjudged (tests/test_answers_as_data.py).
+    # in front of the agent unjudged (tests/test_answers_as_data.py). store/answers.py
+    # then judges the words of a folder read from the work tree.
     if not isinstance(value, str):
         return "must be a folder path"
-    why = path_rule_problem(value)
-    if not why and judge_words:
-        from .store.names import reads_as_order
-
-        # The folder is printed by find and the digest and written into AGENTS.md: its
-        # words may not give the agent an order, as a package store's path may not.
-        if reads_as_order(value.replace("/", "-")):
-            why = "reads as an order to the agent; name the folder plainly"
-    return why
+    return path_rule_problem(value)

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import answers_file, commands, protocol
+from . import commands, protocol
 from .boundary import guarded
 from .errors import EXIT_USAGE
 
@@ -151,7 +151,9 @@ def run(name: str, root: Path, args) -> int:
     say = f"eco_mem.py {name} {action}" if action else f"eco_mem.py {name}"
 
     def command() -> int:
-        answers_file.settle(root)
+        from .store.answers import settle
+
+        settle(root)
         if name in MEMORY_COMMANDS:
             use_store(root, getattr(args, "store", None))
             if name != "find":  # a reader merges nothing: the line would only cost it bytes

@@ -5,7 +5,7 @@ SKILL.md and the INDEX files from this very module (extensions/protocol.py loads
 by its path), so a cap is written here once and nowhere else.
 
 The answers (where the skill and the memory live, whether desks travel, ...) differ
-per repository. They are not written into these scripts: answers_file.settle(root)
+per repository. They are not written into these scripts: store.answers.settle(root)
 reads them from the repository's answers file when a command starts and sets them here. So every repository on a
 release holds these scripts byte for byte as the release has them, and an upgrade
 that changes no script changes none in the host.
@@ -53,7 +53,7 @@ CATALOG_COLUMNS = {
 # near it, and the always-loaded surface's budget in bytes.
 REVIEW_DEFAULTS = {"unconfirmed_days": 90, "desk_days": 14, "near_cap": 90, "load_budget": 20000}
 
-# This repository's answers, filled by answers_file.settle before a command runs.
+# This repository's answers, filled by store.answers.settle before a command runs.
 SKILL_DIR = ""  # <skill_path>/eco-mem
 ROOT_MEMORY_DIR = ""  # the root's store
 # The store a command acts on: store/stores.py points it at a package store

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import answers_file, protocol
+from .. import protocol
 
 HELP = "print the session-start digest of open desks and memory (for harness hooks)"
 DESCRIPTION = """\
@@ -73,7 +73,9 @@ def main() -> int:
 def emit(root) -> int:
     try:
         root = installed_root() if root is None else os.fspath(root)
-        answers_file.settle(root)
+        from ..store.answers import settle
+
+        settle(root)
         text = digest(root)
         data = text.encode("utf-8")
     except Exception:

@@ -21,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from .. import answers_file, protocol
+from .. import protocol
 from ..errors import UsageError
 from ..git import run_git
 
@@ -126,7 +126,9 @@ def main(argv: list[str]) -> int:
 
     def run() -> int:
         top = top_level(Path.cwd())
-        answers_file.settle(top)
+        from ..store.answers import settle
+
+        settle(top)
         return resolve(top)
 
     return guarded("eco_mem.py resolve", run)

@@ -50,6 +50,7 @@ MODULES = (
     "ecomem/commands/merge_catalog.py",
     "ecomem/commands/resolve.py",
     "ecomem/store/__init__.py",
+    "ecomem/store/answers.py",
     "ecomem/store/catalog.py",
     "ecomem/store/merge.py",
     "ecomem/store/rows.py",

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str):
-    """`stores.ROOT`: the root's store, known once answers_file.settle has run."""
+    """`stores.ROOT`: the root's store, known once store.answers.settle has run."""
     if name == "ROOT":
         return protocol.ROOT_MEMORY_DIR
     raise AttributeError(name)
