@@ -12,8 +12,9 @@ from benchmarks.host_size import measure
 # A ratchet: the host's Python lines as measured when this test was written (the
 # shrinking of issue 34 under way). Lower it when the host shrinks; raising it means
 # the host grew, which a change must argue for in its review, not here.
-# +31 for the security review's refusals, +26 for their own module (store/answers.py).
-LINES_CEILING = 16_055
+# +31 for the security review's refusals, +26 for their own module (store/answers.py),
+# +29 for finding git on PATH's absolute folders only (tests/test_runtime_programs.py).
+LINES_CEILING = 16_084
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

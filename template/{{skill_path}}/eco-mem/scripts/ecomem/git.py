@@ -7,7 +7,7 @@ from the files git keeps in .git, with no git spawned.
 verify runs on every commit. Asked one after the other, its two git questions
 (which desks are tracked, which paths are ignored) cost more than every rule
 together. Started first, git answers on the other core while the rules run.
-On POSIX git is spawned with os.posix_spawnp, which also spares the import of
+On POSIX git is spawned with os.posix_spawn, which also spares the import of
 subprocess; elsewhere subprocess does the same job.
 """
 
@@ -24,6 +24,24 @@ if TYPE_CHECKING:
 # buffer (16 KiB on macOS, 64 KiB on Linux); callers split longer input. The
 # smallest of those, not less: each split costs one more git process.
 MAX_INPUT = 16384
+_PROGRAM: list = []  # git's path, once found
+
+
+def program() -> str:
+    """git's path, from PATH's absolute folders only. An empty or `.` entry names the
+    working folder, the repository's root, where a commit can put a file called `git`;
+    every git the runtime starts is this one. OSError when there is none."""
+    if not _PROGRAM:
+        names = ("git.exe", "git") if os.name == "nt" else ("git",)
+        for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+            if os.path.isabs(folder):
+                for name in names:
+                    path = os.path.join(folder, name)
+                    if os.path.isfile(path) and os.access(path, os.X_OK):
+                        _PROGRAM.append(path)
+                        return path
+        raise FileNotFoundError("git was not found on PATH")
+    return _PROGRAM[0]
 
 
 class GitCall:
@@ -32,7 +50,7 @@ class GitCall:
     def __init__(self, root: Path, *args: str, given: bytes = b"") -> None:
         if len(given) > MAX_INPUT:
             raise ValueError(f"git input over {MAX_INPUT} bytes; split it")
-        command = ["git", "-C", str(root), *args]
+        command = [program(), "-C", str(root), *args]
         self._process = None
         if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows
             import subprocess
@@ -51,7 +69,7 @@ class GitCall:
             (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
         ]
         try:
-            self._pid = os.posix_spawnp("git", command, os.environ, file_actions=actions)
+            self._pid = os.posix_spawn(command[0], command, os.environ, file_actions=actions)
         except OSError:
             os.close(out_reader)
             os.close(in_writer)
@@ -90,7 +108,7 @@ def git(root: Path, *args: str, env: dict | None = None):
     import subprocess
 
     return subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, text=True, env=env, check=False
+        [program(), "-C", str(root), *args], capture_output=True, text=True, env=env, check=False
     )
 
 

@@ -246,12 +246,12 @@ def why_git_failed(root: Path, batch: bytes) -> Exception:
     only runs once git has failed): NotAWorkTree outside a work tree, else GitRefused."""
     import subprocess
 
-    from ..git import git
+    from ..git import git, program
 
     if git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() != "true":
         return NotAWorkTree("git check-ignore could not run here")
     done = subprocess.run(
-        ["git", "-C", str(root), "check-ignore", "--no-index", "-n", "-z", "--stdin"],
+        [program(), "-C", str(root), "check-ignore", "--no-index", "-n", "-z", "--stdin"],
         input=batch,
         capture_output=True,
         check=False,

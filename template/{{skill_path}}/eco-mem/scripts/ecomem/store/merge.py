@@ -23,6 +23,7 @@ worse than git itself.
 
 from __future__ import annotations
 
+from ..git import program
 from .catalog import parse_catalog, split_cells
 from .rows import line_key, place
 
@@ -197,7 +198,17 @@ def merge_file_text(labels: tuple[str, str, str]):
                 with open(path, "w", encoding="utf-8", newline="\n", errors="surrogateescape") as f:
                     f.write("".join(line + "\n" for line in lines))
                 names.append(path)
-            command = ["git", "merge-file", "-p", "-L", labels[0], "-L", labels[1], "-L", labels[2]]
+            command = [
+                program(),
+                "merge-file",
+                "-p",
+                "-L",
+                labels[0],
+                "-L",
+                labels[1],
+                "-L",
+                labels[2],
+            ]
             done = subprocess.run([*command, *names], capture_output=True)
         if done.returncode < 0 or done.returncode > 127:
             raise OSError(f"git merge-file failed: {done.stderr.decode(errors='replace').strip()}")
