@@ -61,9 +61,9 @@ def exclude_pattern(root: Path) -> str:
     return pattern
 
 
-def block_lines(root: Path) -> list[str]:
+def block_lines(pattern: str) -> list[str]:
     # Single-quoted: YAML reads a backslash there as itself, and the paths hold no quote.
-    return [BLOCK_NOTE, f"exclude: '{exclude_pattern(root)}'"]
+    return [BLOCK_NOTE, f"exclude: '{pattern}'"]
 
 
 def _appendable(lines: list[str]) -> bool:
@@ -85,22 +85,25 @@ def sync_exclude(root: Path) -> tuple[list[str], list[str]]:
 
     Returns (the names of the files changed, lines for the operator).
     """
+    names = config_files(root)
+    if not names:
+        return [], []
+    pattern = exclude_pattern(root)  # asks git for the package stores: once, not per file
     # Every file planned before any is written: malformed markers in one leave both.
-    plans = [(name, *_planned(root, name)) for name in config_files(root)]
+    plans = [(name, *_planned(root, name, pattern)) for name in names]
     for name, new, _ in plans:
         if new is not None:
             write_text(root, root / name, new, follow=True)
     return [name for name, new, _ in plans if new is not None], [why for *_, why in plans if why]
 
 
-def _planned(root: Path, name: str) -> tuple[str | None, str]:
+def _planned(root: Path, name: str, pattern: str) -> tuple[str | None, str]:
     """(the file's new text, or None to leave it; a line for the operator or "")."""
     original = read_host_text(root, root / name)
     if original is None:
         return None, ""
     host = remove_block(original, name, MARKERS)
     lines = _host_lines(host)
-    pattern = exclude_pattern(root)
     said = ""
     if not lines:
         new = host  # an empty config is the host's to fill; nothing to exclude from
@@ -117,5 +120,5 @@ def _planned(root: Path, name: str) -> tuple[str | None, str]:
             f" exclude: '{pattern}' to it by hand to keep hooks out of eco-mem's files"
         )
     else:
-        new = upsert_block(host, block_lines(root), name, MARKERS)
+        new = upsert_block(host, block_lines(pattern), name, MARKERS)
     return (None if new == original else new), said
