@@ -548,3 +548,64 @@ def test_any_text_gives_well_formed_findings(secret_shapes, lines):
         assert 1 <= finding.line <= len(lines)
         assert finding.rule.startswith("secret.")
         assert "\n" not in finding.message
+
+
+# A label that names a credential makes its value one, whatever the value's shape: the
+# shape rules above miss a UUID, a passphrase of words and dashed groups, which are
+# neither random runs nor long enough for the generic rule. Values are built at import.
+def _uuid() -> str:
+    hexes = rand("0123456789abcdef", 32)
+    return "-".join((hexes[:8], hexes[8:12], hexes[12:16], hexes[16:20], hexes[20:]))
+
+
+def _groups(count: int) -> str:
+    return "-".join(rand(string.ascii_uppercase + string.digits, 5) for _ in range(count))
+
+
+LABELLED_VALUES = [
+    ("uuid-after-words", f"The billing API key for the nightly export is {_uuid()}."),
+    (
+        "passphrase-of-words",
+        "The staging root password is " + "-".join(["tide", "lamp"] * 2) + "-7.",
+    ),
+    ("four-plain-words", "passphrase: " + "-".join(["ochre", "violin", "harbour", "mint"])),
+    ("grouped-licence", f"The licence key is {_groups(5)}."),
+    ("grouped-license", f"Our product key reads {_groups(4)}"),
+    ("word-and-digit", "The password was " + "lantern" + "42"),
+    ("digits-only", "The admin passcode is " + str(_rng.randint(10**7, 10**8))),
+    ("access-token", f"The access token for CI is {_uuid()}"),
+]
+NOT_LABELLED_VALUES = [
+    ("label-no-value", "Set the password:"),
+    ("required", "The password is required."),
+    ("stored-in-vault", "The API key is stored in Vault."),
+    ("angle-placeholder", "api_key: <your-key>"),
+    ("stars", "password: ***"),
+    ("variable", "API_KEY=${API_KEY}"),
+    ("changeme", "password: changeme"),
+    ("adjective", "The API key is auto-generated and per-user."),
+    ("encoded", "The signing key is base64-encoded."),
+    ("env-name", "The API key is OPENAI_API_KEY in CI."),
+    ("attribute", "api_key = settings.API_KEY"),
+    ("call", "password = get_password()"),
+    ("yaml-tag", "password: !vault |"),
+    ("path", "The private key is ~/.ssh/id_ed25519."),
+    ("key-id", f"The API key id is {_uuid()}"),
+    ("length", "The password is 16 characters long."),
+    ("ssh-public-key", "Deploy key: ssh-ed25519 AAAAC3 laptop"),
+]
+
+
+@pytest.mark.parametrize("text", [pytest.param(text, id=name) for name, text in LABELLED_VALUES])
+def test_a_value_a_credential_label_names_is_a_secret_whatever_its_shape(secret_shapes, text):
+    findings = secret_shapes.scan("m.md", [text])
+    assert [f.line for f in findings] == [1]
+    assert findings[0].rule.startswith("secret.")
+    assert text.rsplit(" ", 1)[-1].rstrip(".") not in findings[0].message  # never the value
+
+
+@pytest.mark.parametrize(
+    "text", [pytest.param(text, id=name) for name, text in NOT_LABELLED_VALUES]
+)
+def test_a_label_followed_by_words_or_a_stand_in_is_no_secret(secret_shapes, text):
+    assert secret_shapes.scan("m.md", [text]) == []

@@ -122,6 +122,7 @@ _VALUE_ENDS = frozenset(" \t\n\"'`<>(){}[],;|\\")  # where a password-named valu
 _END_OF_VALUE = frozenset(" \t\n,;)]}|&'\"`")
 _EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
 _SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
+_WORD_JOINS = lazy(r"[-_.]")  # what joins the words of a name or a passphrase
 _GENERIC_MIN_LENGTH = 16
 _WORD_SHAPE = bytes(ord(" ") if chr(i) in " \t\n\r\x0b\x0c" else ord("a") for i in range(256))
 # Bits per character: random base62 of 16+ characters sits above, words and slugs below.
@@ -135,6 +136,24 @@ _LONG_WORD = b"a" * _GENERIC_MIN_LENGTH
 _WORD = lazy(r"[^ \t\n\r\x0b\x0c]{16,}")
 _SPLIT_PART = lazy(r"(?<![A-Za-z0-9_./:@+=-])[A-Za-z0-9][A-Za-z0-9_.-]{3,199}")
 _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "credential", "auth")
+
+# A label that names a credential: a password or passphrase, a key of a kind that is
+# always secret (API, licence, private...), a token of one (access, bot...), a client or
+# shared secret. The label decides, not the value's shape: a UUID, a passphrase of words
+# or a licence key in dashed groups is as secret as random text once the label says so.
+# "The Heroku API key for the pipeline is ..." puts words between the label and its value:
+# up to four, after a preposition ("key id is", "key rotation is" name something else).
+_CREDENTIAL_LABEL = lazy(
+    r"(?<![a-z0-9])(?P<label>passw(?:or)?d|passphrase|pass[ _-]?code"
+    r"|(?:api|access|secret|licen[cs]e|product|serial|activation|registration|private|signing"
+    r"|encryption|master|client|admin|service)[ _-]?key"
+    r"|(?:api|access|auth|bearer|bot|refresh|session|deploy)[ _-]?token"
+    r"|(?:client|shared)[ _-]?secret)"
+    r"(?:[ \t]+(?:for|of|on|in|at|from|used|that|we|our)(?:[ \t]+[\w.'-]{1,30}){0,4}?)?"
+    r"[\"'`*]*(?:[ \t]+(?:is|was|reads)(?:[ \t]*:)?|[ \t]*(?::=|=>|[:=]))[ \t]*[\"'`*]*[ \t]*"
+    r"(?P<value>[^\s\"'`(){}\[\],;|\\]{1,300})"
+)
+_LABEL_HINTS = ("passw", "passphrase", "passcode", "pass code", "key", "token", "secret")
 
 
 def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
@@ -254,6 +273,15 @@ def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
             if line not in flagged_lines:
                 flagged_lines.add(line)
                 hits.setdefault((line, rule), message)
+
+    # A value a credential label names, whatever its shape, on a line no rule above reported.
+    if any(hint in lowered for hint in _LABEL_HINTS):
+        flagged_lines = {line for line, _ in hits}
+        for offset, label in _labelled_values(text, lowered):
+            line = line_of(offset)
+            if line not in flagged_lines:
+                message = f"a value the label {label!r} names as a credential: {FIX}"
+                hits.setdefault((line, "secret.labelled-value"), message)
 
     return sorted(
         Finding(path, line, rule, ERROR, message) for (line, rule), message in hits.items()
@@ -531,6 +559,40 @@ def _generic_assignments(text: str, lowered: str) -> list[tuple[int, str]]:
             continue
         found.append((start, name))
     return found
+
+
+def _labelled_values(text: str, lowered: str) -> list[tuple[int, str]]:
+    """(offset, label) for each value a credential label names that is a value rather than
+    words about one (_names_no_value)."""
+    found = []
+    for match in _CREDENTIAL_LABEL.finditer(lowered):
+        value = text[match.start("value") : match.end("value")].rstrip(".,:;!?*'\"`")
+        if not _names_no_value(value):
+            found.append((match.start(), text[match.start("label") : match.end("label")]))
+    return found
+
+
+def _names_no_value(value: str) -> bool:
+    """Whether what follows a credential label is no credential: a word or a few ("is
+    required", "is stored in Vault", "is auto-generated"), a stand-in (`<your-key>`,
+    `***`, `${API_KEY}`, `changeme`), a reference to where it is kept (a path, a variable,
+    an attribute such as `settings.API_KEY`, a YAML tag, an email), or too short to be one.
+    Anything else is a value, however it is shaped: a UUID, digits, dashed groups, and
+    four or more words joined by dashes (a passphrase)."""
+    if value.endswith("'s"):
+        value = value[:-2]
+    if len(value) < 6 or _is_placeholder(value) or _PLACEHOLDER_PASSWORD.fullmatch(value):
+        return True
+    if value[:1] in "$%~@!&/\\" or "/" in value or _EMAIL.match(value):
+        return True
+    if value.startswith(("ssh-", "ecdsa-", "sk-ssh-", "sk-ecdsa-")):
+        return True  # an SSH public key's algorithm: the key that follows is public
+    if value.isalpha():
+        return True
+    parts = [part for part in _WORD_JOINS.split(value) if part]
+    if len(parts) < 2 or not all(part.isalpha() or is_wordy(part) for part in parts):
+        return False  # one word with digits or signs ("hunter2"), or parts no word spells
+    return value.count("-") < 3  # "per-user", "base64-encoded"; four words: a passphrase
 
 
 def _glued(lines: list[str]):
