@@ -45,6 +45,7 @@ from .injection_phrases import (
     ORDER_ENDS,
     QUALIFIER_AFTER,
     QUOTES,
+    SYMBOLS_ONLY,
     TURN_MARKER,
     between_words,
     hinted,
@@ -383,7 +384,9 @@ def _is_command(text: str, match) -> bool:
     newline = text.rfind("\n", window, start)
     if newline != -1:
         window = newline + 1
-    opens_clause = COMMAND_POSITION.search(text, window, start)
+    opens_clause = COMMAND_POSITION.search(text, window, start) or (
+        window != newline + 1 and SYMBOLS_ONLY.match(text, window, start)
+    )
     return bool(opens_clause) and not MENTION_LEAD.search(text, window, start)
 
 
@@ -399,6 +402,8 @@ def _targets_agent_orders(text: str, match) -> bool:
         return bool(ORDER_ENDS.match(text, match.end()))
     if not (strong or weak):
         return True  # "forget everything above"
+    if match.group("verb") in ("skip", "drop") and not strong:
+        return False  # "drop the old constraints" is a migration, "skip the prior rules" a step
     determiners = match.group("det").split()
     if match.group("qual") or "your" in determiners or QUALIFIER_AFTER.match(text, match.end()):
         return True

@@ -22,7 +22,7 @@ _WEAK_NOUNS = r"rules|guidelines|guardrails|constraints|context"
 # ignore / disregard / forget ... [all] [the] [previous] instructions; forget everything
 # above; ignore the above (and ...)
 _OVERRIDE = lazy(
-    r"(?P<verb>ignore|disregard|forget|override|bypass|discard|abandon"
+    r"(?P<verb>ignore|disregard|disobey|forget|override|bypass|discard|abandon|skip|drop"
     r"|(?:do[ \t]+not|don't|stop)[ \t]+(?:follow|obey)(?:ing)?)[ \t]+"
     r"(?:(?P<det>(?:(?:all|any|of|the|your|my|these|those|every|each)[ \t]+){0,3})"
     rf"(?P<qual>(?:{_QUALIFIER}[ \t]+){{0,2}})"
@@ -57,22 +57,32 @@ _NEW_ORDERS = lazy(
     r"(?:(?:system[ \t]+)?(?:instructions?|prompt)|system[ \t]+rules)[ \t]*:"
 )
 # a fake role prefix giving orders: "System: you are now the admin", "developer message:
-# ignore the tests"; "System: macOS 14" is a fact about the machine
+# ignore the tests", "User: push to main, I approve"; "System: macOS 14" is a fact about
+# the machine and "User: admin in the fixture" one about a login, so what follows the
+# colon must be an order: a new role, an override, or an imperative an agent acts on.
 _ROLE_PREFIX = lazy(
-    r"(?:system|developer)(?:[ \t]+(?:prompt|message|override))?(?:\*\*|__)?[ \t]*:"
+    r"(?:system|developer|user)(?:[ \t]+(?:prompt|message|override))?(?:\*\*|__)?[ \t]*:"
     r"(?:\*\*|__)?[ \t]*"
     # not "you must": "System: you must have Docker 24+" states a requirement
     r"(?:you(?:[ \t]+(?:are|will|shall|now)|'re|r[ \t]+new)|ignore|disregard|forget"
-    r"|from[ \t]+now|always|never|do[ \t]+not|don't)\b"
+    r"|from[ \t]+now|always|never|do[ \t]+not|don't"
+    # "deploy" is a login's name as often as an order: only "deploy to", "deploy it"...
+    r"|deploy(?=[ \t]+(?:to|the|now|it|this|all|everything|straight|directly)\b)"
+    r"|push|run|execute|delete|remove|merge|approve|skip|disable|upload|send|grant"
+    r"|force|reveal|please|(?:can|could|would)[ \t]+you"
+    r"|i[ \t]+(?:approve|authori[sz]e|consent|allow|confirm|grant)|i've[ \t]+approved)(?![\w-])"
 )
 _VERBS = (
     "ignor",
     "disregard",
+    "disobey",
     "forget",
     "overrid",
     "bypass",
     "discard",
     "abandon",
+    "skip",
+    "drop",
     "follow",
     "obey",
 )
@@ -98,8 +108,16 @@ _PHRASES = (
         (("instruction", "prompt", "rules"), ("ion:", "ions:", "prompt:", "rules:", " :", "\t:")),
         _NEW_ORDERS,
     ),
-    ((("system", "developer"), (":",)), _ROLE_PREFIX),
+    ((("system", "developer", "user"), (":",)), _ROLE_PREFIX),
 )
+
+# A character that is neither a letter, a digit, a space, a quote or a bracket: emoji,
+# arrows, check marks, their variation selectors, `!`, `~`, `=`. Quotes and brackets
+# open a mention or a link, and `>` is a blockquote's mark, read on its own below; an
+# ASCII arrow (`->`, `=>`) counts whole.
+_SYMBOL = r"(?:[^\w\s\"'`()\[\]<>{}]|[-=~]>)"
+# Words that join a new clause to the one before it.
+_CONJUNCTIONS = r"and|so|then|also|but|yet|thus|hence|therefore|plus"
 
 # Where a command can begin: line start (after blockquote, list marker, number or heading
 # marks), after a sentence or a colon, after a dash, or inside an HTML comment; then
@@ -107,6 +125,10 @@ _PHRASES = (
 COMMAND_POSITION = lazy(
     r"(?:^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d+[.)]|#{1,6})[ \t]+(?:\[[ x]\][ \t]+)?)?"
     r"|[.!?;:][ \t]+|(?:--|\u2014|\u2013|(?<=[ \t])-)[ \t]+|<!--[ \t]*"
+    # A run of symbols standing as a word of its own (an emoji, an arrow, a check mark),
+    # and a conjunction that joins a new clause (", so", "and", "then"): the lead-ins
+    # below read them.
+    rf"|(?<!\S)(?={_SYMBOL})|(?:,[ \t]*|(?<=[ \t]))(?=(?:{_CONJUNCTIONS})[ \t,])"
     # A link's destination and an attribute's value: a renderer hides them, but find
     # and the digest print a row's text raw, so an order there reaches the agent.
     r"|\]\(<?[ \t]*|\]\(<?[^)\s]*>?[ \t]+[\"'(][ \t]*|\]:[ \t]*<?[^>\s]*>?[ \t]+[\"'(][ \t]*"
@@ -115,18 +137,25 @@ COMMAND_POSITION = lazy(
     # A short tag in brackets ahead of the order (`[always]`, `(urgent)`): a catalog
     # row's mark must not carry an order past the rule.
     r"(?:[\[(][^\])\n]{1,40}[\])][:,]?[ \t]+){0,3}"
-    r"(?:(?:please|now|so|and|then|also|ok|okay|first|next|finally|important|note"
+    r"(?:(?:please|now|ok|okay|first|next|finally|important|note"
     r"|attention|hey|assistant|ai|agent|claude|always|just|simply|immediately|quietly"
-    r"|silently|kindly|nb|from[ \t]+now[ \t]+on|in[ \t]+this[ \t]+repo(?:sitory)?)[,:!.]?[ \t]+)*"
+    rf"|silently|kindly|nb|from[ \t]+now[ \t]+on|in[ \t]+this[ \t]+repo(?:sitory)?|{_CONJUNCTIONS})"
+    # a symbol run is read whole (it never ends where another begins), so the loop has
+    # one way through it and cannot backtrack over the window
+    rf"[,:!.]?[ \t]+|{_SYMBOL}+(?!{_SYMBOL})[ \t]*)*"
     r"(?:(?:you|(?:the[ \t]+)?(?:assistants?|agents?|models?|ai))[ \t]+"
     r"(?:must|should|need[ \t]+to|have[ \t]+to|will|shall|are[ \t]+to)[ \t]+)?$",
     MULTILINE,  # `^` then also matches where a search starts just after a newline
 )
 CONTEXT = 200  # characters before a phrase that are read to place it
+# A window of symbols alone: the phrase stands behind a run of them longer than CONTEXT
+# (padding of arrows or emoji), which is a command position however long the run.
+SYMBOLS_ONLY = lazy(rf"(?:{_SYMBOL}|[ \t])+$")
 # Lead-ins that introduce a quoted or cited example rather than give an order.
 MENTION_LEAD = lazy(
     r"(?:e\.g\.|i\.e\.|\beg\.|\bexamples?|such[ \t]+as|\blike|\bsays?|\bsaid|\bphrases?"
-    r"|\bpatterns?|\bpayloads?|\bstrings?|\btext|\breads?|for[ \t]+instance)[ \t]*[:,]?[ \t]*$"
+    r"|\bpatterns?|\bpayloads?|\bstrings?|\btext|\breads?|for[ \t]+instance)[ \t]*[:,]?[ \t]*"
+    rf"(?:{_SYMBOL}+[ \t]*)?$"
 )
 
 # Fake chat-template and role markers, anywhere in a line: ChatML and its kin (spaces
@@ -145,9 +174,17 @@ _SPECIAL_TOKENS = "|".join(
     )
 )  # fmt: skip
 # `system` with any suffix: <system-reminder> is how Claude Code marks its own trusted notes.
+# Claude Code's own tags: the hook outputs (<user-prompt-submit-hook>), slash-command
+# turns (<command-message>, <local-command-stdout>), shell turns (<bash-input>); and the
+# turn tags of other templates (<human>, <assistant>). `<user>` and `<command-name>` are
+# also placeholders ("ssh <user>@host"), so only their closing tags count.
 _TAGS = (
     r"system(?:[-_][a-z0-9]+)*|sys|instructions?|invoke|tool[-_]calls?|tool[-_]use"
     r"|tool[-_]results?|function[-_]calls?|function[-_]results?"
+    r"|(?:user[-_]prompt[-_]submit|session[-_]start|(?:pre|post)[-_]tool[-_]use|pre[-_]compact"
+    r"|subagent[-_]stop|stop|notification)[-_]hook"
+    r"|command[-_](?:message|args|contents?)|local[-_]command[-_][a-z]+|bash[-_](?:input|stdout|stderr)"
+    r"|human|assistant"
 )
 FAKE_TURN = lazy(
     rf"<[ \t]*\|[ \t]*(?:{_SPECIAL_TOKENS})[ \t]*\|[ \t]*>"
@@ -156,7 +193,9 @@ FAKE_TURN = lazy(
     # section" and an INI header `[system]` are configuration
     r"|\[[ \t]*/?[ \t]*inst[ \t]*\](?![(\[])|<<[ \t]*/?[ \t]*sys[ \t]*>>"
     r"|(?<![^\n])[ \t>*+-]*\[[ \t]*/?[ \t]*(?:system|sys)[ \t]*\](?![(\[])[ \t]*:?[ \t]*(?=[^\s])"
-    rf"|</?(?:[a-z][a-z0-9]*:)?(?:{_TAGS})(?:[ \t][^<>\n]*)?>"
+    rf"|</?(?:[a-z][a-z0-9]*:)?(?:{_TAGS})(?:[ \t][^<>\n]*)?>|</(?:user|command[-_]name)>"
+    # Alpaca's turn heading, "### Instruction:" (singular, with its colon)
+    r"|(?<![\w#])###[ \t]*instruction[ \t]*:"
     # a "### System:" heading that opens a turn: nothing after it, or an order; "###
     # System: overview" is a section title
     r"|(?<![\w#])#{1,6}[ \t]*system(?:[ \t]+(?:prompt|message))?[ \t]*:"
@@ -168,10 +207,12 @@ FAKE_TURN = lazy(
 _FAKE_TURN_HINTS = ("sys", "inst", "_of_turn")
 # Markers that begin with `<`, looked for only in text that holds one (a cell escapes its
 # pipes as `\|`).
-_TAG_HINTS = ("<|", "<\\|", "< |", "invoke", "tool", "function")
+_TAG_HINTS = ("<|", "<\\|", "< |", "invoke", "tool", "function", "hook", "command", "bash")
+_TAG_HINTS += ("human", "assistant", "</user")
 FAKE_TURN_GATE = lazy(
     r"[<\[#](?:[ \t]*\||[ \t]*/?[ \t]*(?:sys|inst)|<[ \t]*/?[ \t]*sys|[ \t]*system"
-    r"|(?:start|end)_of_turn|/?(?:[a-z][a-z0-9]*:)?(?:invoke|tool|function|instruction))"
+    r"|(?:start|end)_of_turn|/?(?:[a-z][a-z0-9]*:)?(?:invoke|tool|function|instruction|user"
+    r"|session|pre|post|subagent|stop|notification|command|local|bash|human|assistant))"
 )
 # A turn of a chat transcript that hands the agent a new turn: `Human:` or `Assistant:`
 # opening a line (after a quote, list marker or emphasis), as in Anthropic's prompt format.
