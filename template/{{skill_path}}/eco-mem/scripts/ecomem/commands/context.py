@@ -54,7 +54,6 @@ UNREVIEWED_NAMED = 5
 # Bytes the rows marked [always] may take in the digest, and each row at most.
 RULES_BUDGET = BUDGET // 3
 RULE_BYTES = 200
-WITHHELD_RULE = "[withheld: verify flags this row as text addressed to the agent]"
 
 
 def add_arguments(parser) -> None:
@@ -199,10 +198,10 @@ def branch_memory(root: str):
 def always_block(root: str, review) -> str:
     """The rows marked [always] (store/always.py) of the stores around the working folder
     that apply there: conventions every change follows, which no task's words may name.
-    Text, never orders: a row that reads as one is named withheld, as find does."""
+    Text, never orders: a row the injection rule has any doubt about (store/always.py's
+    held_back) is named by its slug and held back, as find does."""
     from ..store import stores
-    from ..store.always import marked_rows
-    from ..text.injection import scan
+    from ..store.always import HELD_BACK, held_back, marked_rows
 
     here = stores.working_folder(root)
     around = stores.enclosing(stores.all_stores(root), here)
@@ -214,8 +213,9 @@ def always_block(root: str, review) -> str:
     lines = []
     for store in around:
         for row in marked_rows(root, store, [here] if here else [], unreviewed):
-            text = row.text if not scan(row.catalog, [row.text]) else WITHHELD_RULE
-            lines.append(f"- {text}")
+            lines.append(
+                f"- {row.text}" if not held_back(row.text) else f"- {_named(row)} {HELD_BACK}"
+            )
     if not lines:
         return ""
     head = (
@@ -233,6 +233,14 @@ def always_block(root: str, review) -> str:
         kept.append(cut.decode("utf-8"))
         size += len(cut) + 1
     return "\n".join(kept)
+
+
+def _named(row) -> str:
+    """A held-back row by its entry's slug (a slug-shaped file name, store/always.py), or by
+    its catalog when it names no entry."""
+    if row.where:
+        return row.where.rsplit("/", 1)[-1][: -len(".md")]
+    return f"a row of {row.catalog}"
 
 
 def unreviewed_block(review) -> str:

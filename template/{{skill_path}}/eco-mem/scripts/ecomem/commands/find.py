@@ -164,10 +164,17 @@ WITHHELD = "[withheld: verify flags this cell as text addressed to the agent]"
 
 
 def withhold_orders(matches: list[Match]) -> None:
-    """Replace every shown cell that the injection rule flags, and name it as withheld."""
+    """Replace every shown cell that the injection rule flags, and name it as withheld. A
+    row marked [always] reaches every session unasked: its marked cell is held back on
+    the rule's strictest reading (store/always.py's held_back), its slug still named."""
+    from ..store.always import HELD_BACK, held_back
     from ..text.injection import scan
 
     for match in matches:
+        column = MARKED_CELL.get(match.drawer)
+        if match.always is not None and held_back(match.cells.get(column, "")):
+            match.cells[column] = HELD_BACK
+            match.withheld.append(column)
         if scan(match.path, [match.path]):  # a pointer row's path is its points-to cell
             match.path = WITHHELD
             match.withheld.append("path")
@@ -176,7 +183,7 @@ def withhold_orders(matches: list[Match]) -> None:
             # carry an order past the rule as a lead-in it does not know.
             rest = unmarked(value)
             judged = [value] if rest is value else [value, rest]
-            if value and (scan(match.path, judged) or malformed(value)):
+            if value and value != HELD_BACK and (scan(match.path, judged) or malformed(value)):
                 match.cells[name] = WITHHELD
                 match.withheld.append(name)
 

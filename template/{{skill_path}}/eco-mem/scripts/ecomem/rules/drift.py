@@ -128,18 +128,29 @@ def _malformed_marks(drawer: Drawer, cells: list[tuple[int, str]]) -> list[Findi
 def _orders_behind_marks(drawer: Drawer, cells: list[tuple[int, str]]) -> list[Finding]:
     """The text behind a well-formed [always] mark, judged by the injection rule as find
     and the digest show it, without the mark: a long mark is no lead-in the rule knows,
-    so the row's own reading could miss an order behind it."""
-    from ..store.always import malformed, unmarked
+    so the row's own reading could miss an order behind it. A marked row reaches every
+    session unasked, so what the rule only doubts there (a quoted or named order,
+    store/always.py's held_back) is reported too: find and the digest hold it back."""
+    from ..store.always import held_back, malformed, unmarked
 
     marked = [
         (line, text) for line, text in cells if text.startswith("[always") and not malformed(text)
     ]
     if not marked:
         return []
-    from ..text.injection import scan
+    from ..text.injection import RULE, scan
 
-    return [
-        finding._replace(line=line, severity=ERROR)
-        for line, text in marked
-        for finding in scan(drawer.index_relpath, [unmarked(text)])
-    ]
+    found = []
+    for line, text in marked:
+        orders = scan(drawer.index_relpath, [unmarked(text)])
+        found += [finding._replace(line=line, severity=ERROR) for finding in orders]
+        if not orders and held_back(text):
+            found.append(Finding(drawer.index_relpath, line, RULE, ERROR, _HELD_BACK))
+    return found
+
+
+_HELD_BACK = (
+    "an [always] row reaches every session unasked, and this one quotes or names an order"
+    " to the agent: find and the session digest hold it back; state the convention as a"
+    " fact about the project, or drop the mark with `revise SLUG --not-always`"
+)

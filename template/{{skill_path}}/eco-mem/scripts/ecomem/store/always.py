@@ -50,6 +50,23 @@ def malformed(text: str) -> bool:
     return text.startswith("[always") and mark_of(text) is None
 
 
+# What find and the session digest print for a marked row they hold back, after its slug.
+HELD_BACK = "held back: reads like an instruction to the agent"
+
+
+def held_back(text: str) -> bool:
+    """Whether a row's text cell is held back from find and the session digest: a marked
+    row reaches every session unasked, so the injection rule's strictest reading decides
+    (text/injection.py's doubts), of the text with its mark and without; and a mark that
+    is none (malformed) is held back as well."""
+    if malformed(text):
+        return True
+    from ..text.injection import doubts
+
+    rest = unmarked(text)
+    return doubts(text) or (rest != text and doubts(rest))
+
+
 def marked(text: str, patterns: list[str]) -> str:
     """`text` with the mark in front (an older mark replaced)."""
     plain = mark_of(text)

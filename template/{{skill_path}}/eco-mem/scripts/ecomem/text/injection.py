@@ -422,3 +422,28 @@ def _first_per_line(text: str, found: list[tuple[int, str]]) -> list[tuple[int, 
         counted = offset
         result.setdefault(line, message)
     return list(result.items())
+
+
+def doubts(text: str) -> bool:
+    """Whether the rule sees an order in one line of `text` anywhere, mentions included.
+
+    The strictest reading, for text that reaches every session unasked (a row marked
+    [always], store/always.py): what the rule flags in a catalog row, and also a phrase
+    aimed at the agent's orders where scan() reads a mention (in quotes or a code span,
+    mid-sentence, after "such as"), a named fake marker, a turn marker anywhere. A rule
+    every change follows has no need to quote an attack, so such a row is held back."""
+    if scan(_INDEX, [text]):
+        return True
+    _, lines = judged_lines([text])
+    lowered = lines[0][:LONGEST_JUDGED].lower() if lines else ""
+    for read in (lowered, lowered.replace("`", "")) if "`" in lowered else (lowered,):
+        turns, roles, phrases = hinted(read)
+        if turns and FAKE_TURN_GATE.search(read) and FAKE_TURN.search(read):
+            return True
+        if roles and TURN_MARKER.search(read):
+            return True
+        for pattern in phrases:
+            for match in pattern.finditer(read):
+                if not match.groupdict().get("verb") or _targets_agent_orders(read, match):
+                    return True
+    return False
