@@ -13,6 +13,9 @@ upper case and digits and spells no words. This module finds such runs in three 
 - joined: a fragment that starts with a provider's prefix but is too short for its
   family, joined to a random run later in the same line ("starts ghp_… and ends …").
 
+`looks_random` is the project's one judge of randomness: secret_shapes.py asks it too,
+for the value of a setting whose name holds a credential word (`api_key = …`).
+
 What looks random but is no secret stays allowed: hashes, UUIDs, content digests named
 as such (`sha512-…`, `h1:…`, `SHA256:…`), SSH public keys, paths, URLs (the URL rule
 reads their passwords), versions, slugs and identifiers. The provider table only names
@@ -32,6 +35,7 @@ from collections import Counter
 from ..lazy_re import lazy
 
 MIN_RANDOM = 20  # characters of random body: shorter runs are ids and abbreviations
+NAMED_RANDOM = 16  # the same, for a value whose setting's name says it is a credential
 DECODE_LIMIT = 4096  # longer runs are data, not a key someone wrapped
 JOIN_LIMIT = 8  # fragments looked at per line when a token is split in two
 
@@ -177,7 +181,7 @@ def _judge_piece(piece: str):
     if len(rest) > 1 and (
         3 * words >= len(body)
         or 6 * (len(rest) - 1) >= len(body)
-        or all(_switches(part) <= 3 for part in rest)
+        or all(class_switches(part) <= 3 for part in rest)
     ):
         # An identifier or a slug (`MCC_SetSlowComp`, `TLS_AES_128_CCM_8_SHA256`,
         # `manylinux2014_armv7l`): a third of it words, a sixth separators, or every
@@ -188,15 +192,19 @@ def _judge_piece(piece: str):
     return None
 
 
-def looks_random(body: str) -> bool:
-    """Whether a run reads as a key's random characters rather than words and numbers.
+def looks_random(body: str, named: bool = False) -> bool:
+    """Whether a run reads as a key's random characters rather than words and numbers:
+    the one judge of randomness, for a run with no label and, `named`, for the value of a
+    setting whose name holds a credential word (secret_shapes.py). The name says what the
+    value is, so less is asked of it: NAMED_RANDOM characters, and chance words in it.
 
     Random base62 changes chunk (a word, a capital run, a number) at about every other
     character and spells few words; identifiers, slugs and versions are long chunks and
     mostly words. Entropy rules out repeats and counting sequences."""
     core = "".join(c for c in body if c not in _SEPARATORS)
     size = len(core)
-    if len(body) < MIN_RANDOM or size < MIN_RANDOM - 4:
+    least = NAMED_RANDOM if named else MIN_RANDOM
+    if len(body) < least or size < least - 4:
         return False
     lower = sum(c.islower() for c in core)
     upper = sum(c.isupper() for c in core)
@@ -217,24 +225,26 @@ def looks_random(body: str) -> bool:
         if sum(map(len, numbers)) >= 3 * len(numbers):
             return False
         min_chunks, max_wordy, min_entropy = 0.24, 0.8, 3.3
-    if len(chunks) < min_chunks * size or wordy > max_wordy * size:
+    if len(chunks) < min_chunks * size or (wordy > max_wordy * size and not named):
         return False
     return entropy(core) >= min(min_entropy, math.log2(size) - 0.8)
 
 
-def _switches(part: str) -> int:
-    """How often neighbouring characters change class (lower, upper, digit): a word
+def class_switches(value: str) -> int:
+    """How often neighbouring characters change class (lower, upper, digit, other): a word
     with a version (`aarch64`, `armv7l`) a few times, random text every other one."""
-    kinds = ["l" if c.islower() else "u" if c.isupper() else "d" for c in part]
+    kinds = [
+        "l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "o" for c in value
+    ]
     return sum(a != b for a, b in zip(kinds, kinds[1:]))
 
 
-def _classes(part: str) -> int:
-    """How many of lower case, upper case and digits `part` uses."""
+def classes(value: str) -> int:
+    """How many of lower case, upper case and digits `value` uses."""
     return (
-        any(c.islower() for c in part)
-        + any(c.isupper() for c in part)
-        + any(c.isdigit() for c in part)
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
     )
 
 
@@ -298,7 +308,7 @@ def _path_like(run: str) -> bool:
         return True  # base64 with slashes has none of these: a file's dot, a name's dash
     parts = [part for part in run.split("/") if part]
     ids = [_PATH_PART.fullmatch(part) is not None for part in parts]
-    if any(len(part) >= 16 and _classes(part) == 3 and not id_ for part, id_ in zip(parts, ids)):
+    if any(len(part) >= 16 and classes(part) == 3 and not id_ for part, id_ in zip(parts, ids)):
         return False  # a long part mixing all three classes is base64, not a folder
     if run.startswith(("/", "~")):
         return True

@@ -5,18 +5,18 @@ Provider families (providers.py) are prefixes and structures that real credentia
 the rules here add those without a prefix: private keys, AWS secret keys by name, passwords
 in URLs and credential headers. Every value is checked against placeholders
 (`<your-key>`, `${TOKEN}`, `xxxx`, `EXAMPLE`) so that documentation stays quiet.
-The catch-all `secret.generic-assignment` adds an entropy test on top, because a name like
-`password =` says nothing about whether the value after it is real.
+The catch-all `secret.generic-assignment` asks the randomness judge
+(secret_randomness.looks_random) on top, because a name like `key =` says nothing about
+whether the value after it is real. A label that does name a credential ("the API key
+is", `password:`) makes its value one whatever its shape (`secret.labelled-value`).
 
 Messages show at most a public prefix (`ghp_…`) and never a password or key body.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Iterator
 from itertools import accumulate
 
@@ -24,7 +24,16 @@ from ..findings import ERROR, Finding
 from ..lazy_re import lazy
 from ..text.normalise import judged_lines, judged_lowered
 from .providers import BY_PREFIX, FAMILIES, MIN_TOKEN_LENGTH, Family
-from .secret_randomness import JOIN_LIMIT, is_wordy, judge, judged_runs
+from .secret_randomness import (
+    JOIN_LIMIT,
+    class_switches,
+    classes,
+    entropy,
+    is_wordy,
+    judge,
+    judged_runs,
+    looks_random,
+)
 
 FIX = "delete it from memory and rotate it; record where the secret is kept, never its value"
 
@@ -121,13 +130,9 @@ _SAS_SIGNATURE = lazy(r"[?&]sig=(?P<value>[A-Za-z0-9%+/=]{30,200})")
 _VALUE_ENDS = frozenset(" \t\n\"'`<>(){}[],;|\\")  # where a password-named value ends
 _END_OF_VALUE = frozenset(" \t\n,;)]}|&'\"`")
 _EMAIL = lazy(r"^[^@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$")
-_SEGMENT_SPLIT = lazy(r"[-_.:/@~+=]")
 _WORD_JOINS = lazy(r"[-_.]")  # what joins the words of a name or a passphrase
-_GENERIC_MIN_LENGTH = 16
+_GENERIC_MIN_LENGTH = 16  # a word this long may hold a token
 _WORD_SHAPE = bytes(ord(" ") if chr(i) in " \t\n\r\x0b\x0c" else ord("a") for i in range(256))
-# Bits per character: random base62 of 16+ characters sits above, words and slugs below.
-_GENERIC_MIN_ENTROPY = 3.3
-_HEX_MIN_ENTROPY = 2.7
 _HEX = lazy(r"[0-9a-fA-F-]+")
 _ASCII_LOWER = {ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 # Words that may hold a random run, and the halves of a split token (URL-safe runs of
@@ -173,7 +178,7 @@ def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
     long_words = [text[start:end] for start, end in spans]
     for family, start, match in _family_matches(text, long_words):
         body = match.group("body")
-        if _is_placeholder(body) or _classes(body) < family.min_classes:
+        if _is_placeholder(body) or classes(body) < family.min_classes:
             continue
         if family.rule == "secret.jwt" and _is_sample_jwt(match.group()):
             continue
@@ -190,7 +195,7 @@ def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
                 line = line_at(start)
                 if line == line_at(match.end() - 1):
                     continue  # on one line: the pass above judged it
-                if _is_placeholder(body) or _classes(body) < family.min_classes:
+                if _is_placeholder(body) or classes(body) < family.min_classes:
                     continue
                 message = f"{family.what}, wrapped across lines: {FIX}"
                 hits.setdefault((line, family.rule), message)
@@ -204,7 +209,7 @@ def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
     ):
         for match in _AWS_SECRET.finditer(text):
             body = match.group("body")
-            if not _is_placeholder(body) and _classes(body) == 3:
+            if not _is_placeholder(body) and classes(body) == 3:
                 message = f"AWS secret access key in {match['name']!r}: {FIX}"
                 report(match.start(), "secret.aws-secret-key", message)
 
@@ -252,7 +257,7 @@ def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
     if "sig=" in lowered:
         for match in _SAS_SIGNATURE.finditer(text):
             value = match.group("value")
-            if not _is_placeholder(value) and _classes(value) >= 2:
+            if not _is_placeholder(value) and classes(value) >= 2:
                 report(
                     match.start(), "secret.sas-signature", f"shared access signature (sig=…): {FIX}"
                 )
@@ -326,7 +331,7 @@ def _random_half(part: str) -> bool:
     if len(part) < 4 or "." in part or is_wordy(part):
         return False  # a word, or a file name or version (`import-2.1.0-py3`)
     upper = sum(c.isupper() for c in part)
-    return _classes(part) >= 2 and (any(c.isdigit() for c in part) or upper >= 2)
+    return classes(part) >= 2 and (any(c.isdigit() for c in part) or upper >= 2)
 
 
 def _word_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -522,7 +527,7 @@ def _real_header_value(scheme: str, value: str) -> bool:
             return False
         user, colon, password = decoded.partition(":")
         return bool(colon) and _real_password(user, password)
-    return len(value) >= 16 and _classes(value) >= 2 and _entropy(value) >= 3.0
+    return len(value) >= 16 and classes(value) >= 2 and entropy(value) >= 3.0
 
 
 def _lower_same_length(text: str, lowered: str | None = None) -> str:
@@ -689,9 +694,9 @@ def _looks_chosen(value: str) -> bool:
     if _is_placeholder(value) or _PLACEHOLDER_PASSWORD.fullmatch(value) or _EMAIL.match(value):
         return False
     symbols = any(not c.isalnum() for c in value)
-    if _classes(value) + symbols < 3:
+    if classes(value) + symbols < 3:
         return False
-    return _class_switches(value) >= len(value) / 4
+    return class_switches(value) >= len(value) / 4
 
 
 def _real_flag_value(user: str, value: str) -> bool:
@@ -700,35 +705,15 @@ def _real_flag_value(user: str, value: str) -> bool:
         return False
     if _PLACEHOLDER_PASSWORD.fullmatch(value) or value == user:
         return False
-    return len(value) >= 6 and (_classes(value) >= 2 or len(value) >= 12)
+    return len(value) >= 6 and (classes(value) >= 2 or len(value) >= 12)
 
 
 def _looks_random(value: str) -> bool:
-    if len(value) < _GENERIC_MIN_LENGTH or _is_placeholder(value) or _EMAIL.match(value):
+    """A setting's value that is random: secret_randomness.looks_random, which judges
+    unlabelled runs too, told that a name says what the value holds."""
+    if _is_placeholder(value) or _EMAIL.match(value):
         return False
-    # Slugs, paths, versions and dotted names split into words and numbers; a random value
-    # keeps a long run that mixes letters and digits and keeps switching between them.
-    mixed = [
-        s
-        for s in _SEGMENT_SPLIT.split(value)
-        if any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
-    ]
-    if not mixed:
-        return False
-    longest = max(mixed, key=len)
-    if len(longest) < 10 or _class_switches(longest) < len(longest) / 6:
-        return False
-    # Hex has only 16 symbols, so its entropy per character is lower at the same strength.
-    threshold = _HEX_MIN_ENTROPY if _HEX.fullmatch(value) else _GENERIC_MIN_ENTROPY
-    return _entropy(value) >= threshold
-
-
-def _class_switches(value: str) -> int:
-    """How often neighbouring characters differ in class (lower, upper, digit, other)."""
-    kinds = [
-        "l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "o" for c in value
-    ]
-    return sum(a != b for a, b in zip(kinds, kinds[1:]))
+    return looks_random(value, named=True)
 
 
 def _is_placeholder(value: str) -> bool:
@@ -736,23 +721,6 @@ def _is_placeholder(value: str) -> bool:
         return True
     # jwt.io's sample, also where a header or a setting holds it whole.
     return value.startswith("eyJ") and value.count(".") == 2 and _is_sample_jwt(value)
-
-
-def _entropy(value: str) -> float:
-    """Shannon entropy in bits per character."""
-    size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
-
-
-def _classes(value: str) -> int:
-    """How many of lowercase, uppercase and digits the value uses."""
-    return sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
-        )
-    )
 
 
 class _LineIndex:
