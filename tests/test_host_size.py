@@ -14,7 +14,10 @@ from benchmarks.host_size import measure
 # the host grew, which a change must argue for in its review, not here.
 # +31 for the security review's refusals, +26 for their own module (store/answers.py),
 # +29 for finding git on PATH's absolute folders only (tests/test_runtime_programs.py).
-LINES_CEILING = 16_084
+# +168 for the eleventh review's write-gate classes (issue 44: a credential label makes a
+# secret, orders behind symbols, conjunctions, role turns and harness tags, [always] rows
+# held back on any doubt), less what one randomness judge saved.
+LINES_CEILING = 16_252
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

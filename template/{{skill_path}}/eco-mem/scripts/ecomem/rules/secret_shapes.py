@@ -142,18 +142,21 @@ _WORD = lazy(r"[^ \t\n\r\x0b\x0c]{16,}")
 _SPLIT_PART = lazy(r"(?<![A-Za-z0-9_./:@+=-])[A-Za-z0-9][A-Za-z0-9_.-]{3,199}")
 _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "credential", "auth")
 
-# A label that names a credential: a password or passphrase, a key of a kind that is
-# always secret (API, licence, private...), a token of one (access, bot...), a client or
-# shared secret. The label decides, not the value's shape: a UUID, a passphrase of words
-# or a licence key in dashed groups is as secret as random text once the label says so.
-# "The Heroku API key for the pipeline is ..." puts words between the label and its value:
-# up to four, after a preposition ("key id is", "key rotation is" name something else).
-_CREDENTIAL_LABEL = lazy(
-    r"(?<![a-z0-9])(?P<label>passw(?:or)?d|passphrase|pass[ _-]?code"
-    r"|(?:api|access|secret|licen[cs]e|product|serial|activation|registration|private|signing"
-    r"|encryption|master|client|admin|service)[ _-]?key"
-    r"|(?:api|access|auth|bearer|bot|refresh|session|deploy)[ _-]?token"
-    r"|(?:client|shared)[ _-]?secret)"
+# A label that names a credential: a password or passphrase, or a key, token or secret of
+# a kind that is always secret (API, access, licence, private, client...). The label
+# decides, not the value's shape: a UUID, a passphrase of words or a licence key in dashed
+# groups is as secret as random text once the label says so. The nouns are found first
+# (a scan the engine runs fast on their first letters), then a qualifier before the noun
+# and the value after it. "The Heroku API key for the pipeline is ..." puts words between
+# the label and its value: up to four, after a preposition ("key id is", "key rotation
+# is" name something else).
+_LABEL_NOUN = lazy(r"passw(?:or)?d|passphrase|pass[ _-]?code|key|token|secret")
+_LABEL_QUALIFIER = lazy(
+    r"(?<![a-z0-9])(?:api|access|secret|licen[cs]e|product|serial|activation|registration"
+    r"|private|signing|encryption|master|client|admin|service|auth|bearer|bot|refresh"
+    r"|session|shared)[ _-]?$"
+)
+_LABEL_VALUE = lazy(
     r"(?:[ \t]+(?:for|of|on|in|at|from|used|that|we|our)(?:[ \t]+[\w.'-]{1,30}){0,4}?)?"
     r"[\"'`*]*(?:[ \t]+(?:is|was|reads)(?:[ \t]*:)?|[ \t]*(?::=|=>|[:=]))[ \t]*[\"'`*]*[ \t]*"
     r"(?P<value>[^\s\"'`(){}\[\],;|\\]{1,300})"
@@ -570,10 +573,21 @@ def _labelled_values(text: str, lowered: str) -> list[tuple[int, str]]:
     """(offset, label) for each value a credential label names that is a value rather than
     words about one (_names_no_value)."""
     found = []
-    for match in _CREDENTIAL_LABEL.finditer(lowered):
+    for noun in _LABEL_NOUN.finditer(lowered):
+        start = noun.start()
+        if noun.group()[0] in "kts":  # a key, token or secret: only of a credential's kind
+            qualifier = _LABEL_QUALIFIER.search(lowered, max(0, start - 16), start)
+            if qualifier is None:
+                continue
+            start = qualifier.start()
+        elif start and lowered[start - 1].isalnum():
+            continue  # inside a word
+        match = _LABEL_VALUE.match(lowered, noun.end())
+        if match is None:
+            continue
         value = text[match.start("value") : match.end("value")].rstrip(".,:;!?*'\"`")
         if not _names_no_value(value):
-            found.append((match.start(), text[match.start("label") : match.end("label")]))
+            found.append((start, text[start : noun.end()]))
     return found
 
 
