@@ -513,6 +513,8 @@ def test_generic_rule_stays_quiet_on_a_line_already_reported(secret_shapes):
         pytest.param("Authorization: Bearer " + "A" * 50000, id="long-header"),
         pytest.param(BEGIN + "PRIVATE KEY-----" * 2000, id="repeated-headers"),
         pytest.param("eyJ" * 20000, id="repeated-jwt-prefix"),
+        pytest.param("api key for the " * 4000 + "is x", id="label-gap-runs"),
+        pytest.param("the password is " * 4000, id="repeated-labels"),
         pytest.param("://" + ("a" * 99 + ":" + "b" * 150) * 200, id="url-like-runs"),
     ],
 )
