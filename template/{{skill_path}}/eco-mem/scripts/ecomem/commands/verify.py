@@ -107,7 +107,9 @@ def collect(
     index lists them); rules that could not run add to `notes`."""
     from ..store import stores
 
-    findings: list[Finding] = git_home_findings(root)
+    from ..rules.tool_settings import tool_settings_findings
+
+    findings: list[Finding] = git_home_findings(root) + tool_settings_findings(root)
     if protocol.CLAUDE_CODE:
         from ..rules.skill_link import skill_link_findings
 
