@@ -37,9 +37,9 @@ from pathlib import Path
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
+from eco_mem_fleet import token_free
 from eco_mem_fleet.autofix import refresh
 from eco_mem_fleet.clean_env import clean_environment
-from eco_mem_fleet import token_free
 from eco_mem_fleet.host_checks import PRE_COMMIT_CONFIG, add_host_check_args, run_checks
 from eco_mem_fleet.own_scripts import (
     DEFAULT_MEMORY_PATH,

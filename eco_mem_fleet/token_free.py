@@ -23,6 +23,7 @@ parent still comes back to it, and is killed before the push phase starts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -155,10 +156,8 @@ def reap_leftovers() -> int:
             except ProcessLookupError:
                 pass
         for pid in left:
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
     raise Refused("processes of the checks phase keep starting; nothing pushed")
 
 

@@ -140,7 +140,7 @@ def test_same_user_isolation_no_process_running_repository_code_can_read_the_tok
 def test_same_user_isolation_status_runs_repository_code_without_the_token(
     template: Path, tmp_path: Path
 ) -> None:
-    origins, config, files = hunting_fleet(tmp_path)
+    _, config, files = hunting_fleet(tmp_path)
     installed = run_module("eco_mem_fleet.install", "-C", str(config), "--template", str(template))
     assert installed.returncode == 0, installed.stdout + installed.stderr
     done = fleet("status", tmp_path, config, template)
