@@ -14,7 +14,10 @@ from benchmarks.host_size import measure
 # the host grew, which a change must argue for in its review, not here.
 # +31 for the security review's refusals, +26 for their own module (store/answers.py),
 # +29 for finding git on PATH's absolute folders only (tests/test_runtime_programs.py).
-LINES_CEILING = 16_084
+# +127 for holding the skill's tool settings to the release (review 11, r6): their text
+# moved from .jinja files into contracts.py, which verify checks against, and the rule;
+# the scripts folder's three entries go when the runtime becomes one zip.
+LINES_CEILING = 16_211
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 
