@@ -299,7 +299,9 @@ def run(
     if getattr(args, "host_checks", False) and not phase:
         # The repositories' own code runs in a phase of its own, token-free, first.
         checks_log = _new_log(f"{action}-checks")
-        checked = tempfile.mkdtemp(prefix="eco-mem-fleet-verdicts.")
+        # Removed when this run returns and the object goes (TemporaryDirectory's finalizer).
+        verdicts = tempfile.TemporaryDirectory(prefix="eco-mem-fleet-verdicts.")
+        checked = verdicts.name
         ref = options.get("ref") or options.get("vcs_ref")
         pinned = ["--vcs-ref", str(ref)] if ref else []
         with open(checks_log, "a", encoding="utf-8") as output:
