@@ -2,22 +2,22 @@
 
 A hook runs as the operator's user, so it can read `/proc/PID/environ` of every process
 of that user, its parents first: giving the hook itself a clean environment is not
-enough. So with --host-checks a fleet program runs in two phases:
+enough. So with --host-checks install and upgrade run in two phases:
 
-1. the checks phase, a child process started from an environment with every credential
-   variable taken out (`without_credentials`). It clones, renders, runs the hosts'
-   checks and records each verdict, and pushes nothing. Nothing in its process tree
-   ever held the token.
+1. the checks phase, a child process started once every credential variable has been
+   taken out of this process's environment and wiped from the block /proc shows of it
+   (`take_credentials`). It clones, renders, runs the hosts' checks, records each
+   verdict and pushes nothing: nothing in its process tree ever held the token.
 2. once that child has exited and every process it left behind has been killed
-   (`run_checks_phase`), the push phase: the program as it runs without --host-checks,
-   which runs no repository code; it reads the recorded verdicts (autofix.py).
+   (`reap_leftovers`: this process is the reaper of its orphans, so a hook's daemon
+   that detached comes back here), the credentials are given back and the push phase
+   runs: the program as without --host-checks, which runs no repository code, reads
+   the recorded verdicts (autofix.py) and runs git with no hooks (`hookless_git`).
 
-The program the operator started holds the token (all-repos reads it from its
-environment at the push) and is the checks phase's parent, so it first makes itself
-unreadable to processes of its own user (`guard`): Linux then keeps its
-`/proc/PID/environ`, memory and open files from them, as ssh-agent does for its keys.
-It also becomes the reaper of its orphans, so a hook's daemon that detached from its
-parent still comes back to it, and is killed before the push phase starts.
+status, which needs no credential, drops them for good (`drop_credentials`). Each
+also makes itself non-dumpable (`guard`): a non-root process of the same user can
+then read neither its environment nor its memory. SECURITY.md says what a hook can
+still reach.
 """
 
 from __future__ import annotations
