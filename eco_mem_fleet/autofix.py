@@ -34,13 +34,13 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from all_repos import autofix_lib, git, mapper
 
-from eco_mem_fleet import host_checks
+from eco_mem_fleet import host_checks, token_free
 from eco_mem_fleet.report import (
     Ledger,
     Outcome,
@@ -130,17 +130,40 @@ def apply_fix(job: Job) -> None:
 def host_checks_pass(outcome: Outcome, job: Job) -> None:
     """Run the repository's own checks on the staged result (host_checks.py): one that
     fails fails the repository and leaves the clone as cloned, so nothing is pushed. A
-    check not run says why in the row's note."""
+    check not run says why in the row's note.
+
+    With --host-checks they run only in the checks phase, which records its verdict on
+    the tree it checked; the push phase runs none and takes that verdict for this very
+    tree, or fails the repository (token_free.py)."""
+    recording, checked = job.options.get("record"), job.options.get("checked")
+    if recording or checked:
+        tree = _git("write-tree").stdout.strip()
+        base = _git("rev-parse", "origin/HEAD").stdout.strip()
+    if checked:
+        failed, note = token_free.recorded_verdict(checked, outcome.repo, tree, base)
+    else:
+        failed, note = _run_host_checks(job)
+    if recording:
+        token_free.record_verdict(recording, outcome.repo, tree, base, failed, note)
+    if failed:
+        outcome.result, outcome.message = "failed", failed
+        discard_changes()
+        return
+    outcome.message = "; ".join(filter(None, (outcome.message, note)))
+
+
+def _run_host_checks(job: Job) -> tuple[str, str]:
+    """(the first failing check's note or "", the passing checks' notes)."""
     try:
         checks = host_checks.checked(Path("."), job.options)
     except Exception as error:
         checks = [host_checks.Check("host checks", False, one_line(error))]
+    notes = []
     for check in checks:
         if not check.ok:
-            outcome.result, outcome.message = "failed", check.note()
-            discard_changes()
-            return
-        outcome.message = "; ".join(filter(None, (outcome.message, check.note())))
+            return check.note(), ""
+        notes.append(check.note())
+    return "", "; ".join(filter(None, notes))
 
 
 def _versions(job: Job) -> tuple[str, str]:
@@ -263,6 +286,7 @@ def run(
     msg: str | Callable[[], str],
     branch_name: str,
     options: dict[str, Any],
+    argv: Sequence[str] = (),
 ) -> int:
     """Fix every selected repository; print the summary; exit 1 on any failure or conflict.
 
@@ -270,6 +294,30 @@ def run(
     the repository is to be left alone (already installed, already current).
     `msg` may be a callable, asked once the repositories have been selected.
     """
+    phase = getattr(args, "host_checks_phase", None)
+    checks_log = None
+    if getattr(args, "host_checks", False) and not phase:
+        # The repositories' own code runs in a phase of its own, token-free, first.
+        checks_log = _new_log(f"{action}-checks")
+        # Removed when this run returns and the object goes (TemporaryDirectory's finalizer).
+        verdicts = tempfile.TemporaryDirectory(prefix="eco-mem-fleet-verdicts.")
+        checked = verdicts.name
+        ref = options.get("ref") or options.get("vcs_ref")
+        pinned = ["--vcs-ref", str(ref)] if ref else []
+        with open(checks_log, "a", encoding="utf-8") as output:
+            try:
+                token_free.run_checks_phase(
+                    f"eco_mem_fleet.{action}",
+                    [*argv, *pinned],
+                    args.config_filename,
+                    checked,
+                    output,
+                )
+            except token_free.Refused as error:
+                print(f"{action}: {error}", file=sys.stderr)
+                return 2
+        options = {**options, "checked": checked}
+        os.environ.update(token_free.hookless_git(checked))
     skipped: list[Outcome] = []
     names: dict[str, str] = {}
 
@@ -306,9 +354,13 @@ def run(
     commit = commit._replace(msg=msg() if callable(msg) else msg)
     options = {
         **options,
-        "host_checks": getattr(args, "host_checks", False),
+        # Outside the checks phase a repository's code never runs (token_free.py).
+        "host_checks": bool(phase),
+        "record": phase,
         "may_download": getattr(args, "host_checks_may_download", False),
     }
+    if phase:  # the checks phase records its verdicts and pushes nothing
+        settings = settings._replace(dry_run=True, interactive=False)
     outcomes: list[Outcome] = []
     ready = []
     for path in repos:
@@ -355,13 +407,16 @@ def run(
         if progress:
             progress.stop()
     wave = f"{held} more to act on, left for a later run by --limit {settings.limit}"
+    checks = f"host checks log: {checks_log}" if checks_log else ""
+    tail = "\n".join(filter(None, (wave if held else "", checks)))
     ordered = sorted(skipped + outcomes, key=lambda o: o.repo)
-    return finish(ordered, args.report, log, wave if held else "")
+    return finish(ordered, None if phase else args.report, log, tail)
 
 
 def add_output_args(parser: argparse.ArgumentParser) -> None:
     """--report, --diff, --log and the host-check switches, shared by install and upgrade."""
     host_checks.add_host_check_args(parser)
+    token_free.add_phase_arg(parser)
     parser.add_argument(
         "--report", metavar="FILE", help="also write one JSON object per repository"
     )

@@ -76,6 +76,7 @@ def not_installed(path: str, name: str, ref: str = "?") -> Outcome | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     template = template_source(args.template)
     try:
@@ -95,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             select=functools.partial(not_installed, ref=ref),
             msg=f"Install eco-mem {ref}",
             branch_name="eco-mem-install",
+            argv=argv,
             options={
                 "template": template,
                 "vcs_ref": ref,

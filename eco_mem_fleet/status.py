@@ -37,6 +37,7 @@ from pathlib import Path
 from all_repos import cli, mapper
 from all_repos.config import load_config
 
+from eco_mem_fleet import token_free
 from eco_mem_fleet.autofix import refresh
 from eco_mem_fleet.clean_env import clean_environment
 from eco_mem_fleet.host_checks import PRE_COMMIT_CONFIG, add_host_check_args, run_checks
@@ -358,6 +359,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     if args.report and Path(args.report).suffix.lower() not in REPORT_FORMATS:
         parser.error(f"--report {args.report}: name a {', '.join(REPORT_FORMATS)} file")
+    if args.host_checks:
+        try:  # the repositories' code runs in this process's tree: no credential in it
+            token_free.drop_credentials(args.config_filename)
+        except token_free.Refused as error:
+            print(f"status: {error}", file=sys.stderr)
+            return 2
     config = load_config(args.config_filename)
     try:
         cloned = config.get_cloned_repos()
@@ -390,6 +397,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as error:
             print(f"status: cannot write {args.report}: {error.strerror}", file=sys.stderr)
             return 2
+    if args.host_checks:
+        token_free.reap_leftovers()
     ok = all(s.ok for s in statuses)
     if args.json:
         print(json.dumps({"ok": ok, "repos": [s.as_json() for s in statuses]}, indent=2))

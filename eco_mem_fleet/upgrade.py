@@ -78,6 +78,7 @@ def behind(template: str, target: str, releases: Releases):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     template = template_source(args.template)
     with pinned_releases("upgrade", template, args.vcs_ref) as pinned:
@@ -91,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             select=behind(template, ref, releases),
             msg=f"Upgrade eco-mem to {ref}",
             branch_name="eco-mem-upgrade",
+            argv=argv,
             options={"template": template, "vcs_ref": ref, "ref": ref, "releases": releases},
         )
 

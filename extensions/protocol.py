@@ -72,6 +72,12 @@ def memory_file(name: str, skill_dir: str) -> str:
     return _contracts.TOOL_FILES[name]
 
 
+def tool_file(place: str, name: str, skill_dir: str) -> str:
+    """A host tool's settings file the release ships to `place` ("skill", "scripts"), as
+    verify holds it (the scripts' SHIPPED_TOOL_FILES)."""
+    return _contracts.tool_files(place, skill_dir)[name]
+
+
 def thresholds_problem(value: object) -> str:
     """Why a `review_thresholds` answer is unusable ("" if it is fine): NAME=N pairs,
     comma-separated, each NAME one of REVIEW_THRESHOLDS, near_cap a percent."""
@@ -124,6 +130,7 @@ class ProtocolExtension(Extension):
         environment.globals["protocol"] = PROTOCOL
         environment.globals["index_contract"] = index_contract
         environment.globals["memory_file"] = memory_file
+        environment.globals["tool_file"] = tool_file
         environment.filters["path_problem"] = path_problem
         environment.filters["thresholds_problem"] = thresholds_problem
         environment.filters["relpath"] = relpath

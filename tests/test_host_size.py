@@ -17,7 +17,10 @@ from benchmarks.host_size import measure
 # +168 for the eleventh review's write-gate classes (issue 44: a credential label makes a
 # secret, orders behind symbols, conjunctions, role turns and harness tags, [always] rows
 # held back on any doubt), less what one randomness judge saved.
-LINES_CEILING = 16_252
+# +127 for holding the skill's tool settings to the release (review 11, r6): their text
+# moved from .jinja files into contracts.py, which verify checks against, and the rule;
+# the scripts folder's three entries go when the runtime becomes one zip.
+LINES_CEILING = 16_379
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

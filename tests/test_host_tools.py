@@ -11,6 +11,7 @@ extra. A missing tool fails its test with the command that installs it.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -205,6 +206,35 @@ def test_an_edited_tool_settings_file_in_memory_fails_verify(host: Path, tmp_pat
         settings.write_text(settings.read_text() + "plugins:\n  - ./evil.mjs\n")
     done = run_script(copy, "verify")
     assert done.returncode == 1 and "error [structure.tool-settings]" in done.stdout, done.stdout
+
+
+def test_every_tool_settings_file_we_ship_is_held_to_the_release_wherever_it_sits(
+    host: Path, tmp_path: Path
+) -> None:
+    """One table says what we ship and where (SHIPPED_TOOL_FILES): the memory root of
+    every store, the skill folder, its scripts. An edit of any of them is a finding that
+    names it, so a `plugins:` line cannot ride in beside the skill either."""
+    from extensions.protocol import _contracts
+
+    copy = tmp_path / "host"
+    shutil.copytree(host, copy, symlinks=True)
+    memories = [MEMORY, f"packages/api/{MEMORY}"]  # the fixture's `init` made the second
+    folders = {"memory": memories, "skill": [SKILL], "scripts": [f"{SKILL}/scripts"]}
+    edited = []
+    for place, names in _contracts.SHIPPED_TOOL_FILES.items():
+        for folder in folders[place]:
+            for name in names:
+                settings = copy / folder / name
+                assert settings.is_file(), f"{folder}/{name} is shipped but absent"
+                settings.write_text(settings.read_text() + "plugins:\n  - ./evil.mjs\n")
+                edited.append(f"{folder}/{name}")
+    done = run_script(copy, "verify", "--json")
+    found = {
+        f["path"]
+        for f in json.loads(done.stdout)["findings"]
+        if f["rule"] == "structure.tool-settings"
+    }
+    assert sorted(found) == sorted(edited)
 
 
 def test_an_answers_file_whose_commit_is_all_digits_passes_prettier(tmp_path: Path) -> None:

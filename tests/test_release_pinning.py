@@ -227,3 +227,25 @@ def test_a_plain_copier_update_refuses_a_commit_no_release_points_to(
     assert "Traceback" not in result.stderr
     assert not mark.exists(), "the pull request's extension was imported"
     assert git(host, "status", "--porcelain") == ""
+
+
+# Renovate's copier manager: `--skip-answered --defaults`, `--trust` (allowScripts), the
+# answers file and the new tag. Copier's --quiet prints no message, so the message's
+# check never renders: a --quiet update renders the unreleased commit (SECURITY.md).
+RENOVATE = ("--skip-answered", "--defaults", "--trust", "--answers-file", ANSWERS)
+
+
+@pytest.mark.parametrize("quiet", [False, True], ids=["renovate", "renovate-quiet"])
+def test_copier_update_checks_the_installed_release_unless_quiet(
+    template: Path, tmp_path: Path, quiet: bool
+) -> None:
+    mark = tmp_path / "imported"
+    host = installed_at_v1(template, tmp_path / "host")
+    pin_commit(host, unmerged_pull_request(template, mark))
+    command = [sys.executable, "-m", "copier", "update", *RENOVATE, "--vcs-ref", "v2.0.0"]
+    result = subprocess.run(command + ["--quiet"] * quiet, cwd=host, capture_output=True, text=True)
+    if quiet:
+        assert mark.exists(), "--quiet now renders the message: say so in SECURITY.md"
+    else:
+        assert result.returncode != 0 and "names no release" in result.stderr
+        assert not mark.exists(), "the pull request's extension was imported"

@@ -342,7 +342,9 @@ def test_driver_config_is_written_once_into_the_common_dir_from_a_worktree(
 # The command git runs: its text merge first, then the copy in the git dir, named by
 # the checksum of what it holds, once the shell has checked where that copy really is.
 DRIVER_START = (
-    'unset CDPATH; t="$(git rev-parse --git-dir)/eco-mem-merge-$$";'
+    'set -f; a=; IFS=:; for e in $PATH; do case "$e" in /*) a="$a${a:+:}$e";; esac; done;'
+    " unset IFS; set +f; PATH=$a;"
+    ' unset CDPATH; t="$(git rev-parse --git-dir)/eco-mem-merge-$$";'
     ' git merge-file -q -p %A %O %B > "$t" 2>/dev/null; m=$?;'
     ' if [ $m = 0 ]; then mv -f "$t" %A; exit 0; fi;'
     ' c="$(git rev-parse --git-common-dir)/eco-mem/merge-driver-'

@@ -21,6 +21,7 @@ import os
 import posixpath
 
 from ecomem import protocol
+from ecomem.git import SHELL_ABSOLUTE_PATH
 
 from . import json_text
 
@@ -60,7 +61,7 @@ def hook_command(skill_dir: str = protocol.SKILL_DIR) -> str:
         " (it copies the digest code into .git, where no branch can change it)"
     )
     return (
-        'unset CDPATH; o=$PWD; r=; if cd -P "$CLAUDE_PROJECT_DIR" 2>/dev/null && w=$PWD'
+        f'{SHELL_ABSOLUTE_PATH} unset CDPATH; o=$PWD; r=; if cd -P "$CLAUDE_PROJECT_DIR" 2>/dev/null && w=$PWD'
         ' && g="$(git rev-parse --git-common-dir 2>/dev/null)"'
         f' && c="$g/{HOME}/{LAUNCHER}" && h="${{c%/*}}" && [ ! -L "$h" ] && [ ! -L "$c" ]'
         ' && [ -f "$c" ] && cd -P "$h" 2>/dev/null; then r=$PWD; fi;'

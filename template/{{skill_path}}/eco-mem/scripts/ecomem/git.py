@@ -25,6 +25,15 @@ if TYPE_CHECKING:
 # smallest of those, not less: each split costs one more git process.
 MAX_INPUT = 16384
 _PROGRAM: list = []  # git's path, once found
+# program()'s rule for a shell command line we write for others to run (the merge
+# driver in .git/config, Claude Code's SessionStart hook): put first, it keeps only
+# PATH's absolute folders, in builtins, so no program it names (git, python3, mv) is
+# found in the folder it runs in, where a branch can commit one. -f: an entry holding
+# `*` is not a pattern.
+SHELL_ABSOLUTE_PATH = (
+    'set -f; a=; IFS=:; for e in $PATH; do case "$e" in /*) a="$a${a:+:}$e";; esac; done;'
+    " unset IFS; set +f; PATH=$a;"
+)
 
 
 def program() -> str:

@@ -105,9 +105,10 @@ def collect(
 ) -> list[Finding]:
     """Every finding for every store under `root` (the root's and each package's, as git's
     index lists them); rules that could not run add to `notes`."""
+    from ..rules.tool_settings import tool_settings_findings
     from ..store import stores
 
-    findings: list[Finding] = git_home_findings(root)
+    findings: list[Finding] = git_home_findings(root) + tool_settings_findings(root)
     if protocol.CLAUDE_CODE:
         from ..rules.skill_link import skill_link_findings
 

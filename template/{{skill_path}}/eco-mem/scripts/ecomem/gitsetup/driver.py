@@ -26,7 +26,7 @@ import shutil
 import zlib
 from pathlib import Path
 
-from ..git import git_dirs
+from ..git import SHELL_ABSOLUTE_PATH, git_dirs
 
 DRIVER = "eco-mem-catalog"
 DRIVER_NAME = "eco-mem catalog rows, merged row by row"
@@ -185,7 +185,7 @@ def driver_command(stamp: str) -> str:
     # `missing` finds the stamp after "/eco-mem/merge-driver-": keep those words whole.
     copy = f'"$(git rev-parse --git-common-dir)/{HOME}/{PREFIX}{stamp}"'
     return (
-        f'unset CDPATH; t="$(git rev-parse --git-dir)/{TOKEN_PREFIX}$$";'
+        f'{SHELL_ABSOLUTE_PATH} unset CDPATH; t="$(git rev-parse --git-dir)/{TOKEN_PREFIX}$$";'
         ' git merge-file -q -p %A %O %B > "$t" 2>/dev/null; m=$?;'
         ' if [ $m = 0 ]; then mv -f "$t" %A; exit 0; fi;'
         f' c={copy}; h="${{c%/*}}"; r=;'

@@ -110,6 +110,85 @@ requirePragma: true
 }
 
 
+# The host tools' settings in the skill folder (<skill_path>/eco-mem): vendored text
+# that `copier update` replaces, left alone by every formatter.
+SKILL_TOOL_FILES = {
+    ".markdownlint.yaml": """\
+# eco-mem's skill is vendored text that `copier update` replaces; eco-mem checks it
+# in its own repository. markdownlint's rules stay off here.
+default: false
+""",
+    ".oxfmtrc.json": '{ "ignorePatterns": ["**"] }\n',
+    ".prettierrc.yaml": """\
+# eco-mem's skill is vendored text: `copier update` replaces it, so a formatter's
+# rewrite here would turn each upgrade into a conflict. Prettier formats only files
+# here that ask for it with a @format pragma.
+requirePragma: true
+""",
+    "biome.jsonc": """\
+// eco-mem's skill is vendored text that `copier update` replaces: Biome leaves it
+// alone, so a host's format run never turns an upgrade into a conflict.
+{
+  "root": false,
+  "formatter": { "enabled": false },
+  "linter": { "enabled": false },
+  "assist": { "enabled": false }
+}
+""",
+}
+# The same for the scripts folder (<skill_path>/eco-mem/scripts); its `.ignore` names
+# the skill folder, so it is formatted with it.
+SCRIPTS_TOOL_FILES = {
+    ".ignore": """\
+# typos, ripgrep and other tools that read .ignore files skip eco-mem's vendored
+# scripts in repo-wide runs: a spell checker's fix here would break a rule. git does
+# not read this file. Read a script by its path: {skill_dir}/scripts/eco_mem.py
+*
+""",
+    "_typos.toml": """\
+# eco-mem's scripts are vendored code, full of tokens a spell checker reads as typos
+# (Unicode letter names, country codes, word stems, injection phrases): typos leaves
+# these files unread when a hook names them, so `--write-changes` cannot rewrite a
+# rule. A walk from the host root does not read this file; .ignore beside it covers that.
+[default]
+check-file = false
+""",
+    "ruff.toml": """\
+# eco-mem's scripts are vendored code to this repository's tools: ruff reads the
+# closest configuration, so `ruff check .` and `ruff format --check .` run from the
+# host skip this folder whatever the host selects. A file named on the command line
+# (pre-commit does that) is skipped with --force-exclude, and gets no lint rule
+# anyway. eco-mem checks these files in its own repository; `copier update` replaces
+# them, so local edits would be lost.
+extend-exclude = ["*"]
+line-length = 100
+target-version = "py39"
+
+[lint]
+select = []
+""",
+}
+# Every host tool settings file eco-mem ships, by the folder it sits in: "memory" is
+# each store's root (the root's, and each package's from `init`), "skill" and "scripts"
+# the skill folder and its scripts. The template renders each from this table
+# (extensions/protocol.py) and verify holds each to it (store/load.py, for every store;
+# rules/tool_settings.py, for the skill). A file dropped from the release is dropped here.
+SHIPPED_TOOL_FILES = {
+    "memory": {".ignore": SEARCH_IGNORE, **TOOL_FILES},
+    "skill": SKILL_TOOL_FILES,
+    "scripts": SCRIPTS_TOOL_FILES,
+}
+
+
+def tool_files(place: str, skill_dir: str) -> dict[str, str]:
+    """{name: text} of the tool settings eco-mem ships to `place` (SHIPPED_TOOL_FILES),
+    for the skill at `skill_dir`."""
+    return {
+        name: text.format(skill_dir=skill_dir) if name == ".ignore" else text
+        for name, text in SHIPPED_TOOL_FILES[place].items()
+    }
+
+
 def contract_text(drawer: str, skill_dir: str, memory_dir: str, protocol) -> str:
     """Drawer `drawer`'s INDEX.md up to and with its catalog header, for the store at
     `memory_dir`, linking to the skill at `skill_dir`; `protocol` is protocol.py."""
@@ -125,7 +204,7 @@ def contract_text(drawer: str, skill_dir: str, memory_dir: str, protocol) -> str
 
 
 def search_ignore(skill_dir: str) -> str:
-    return SEARCH_IGNORE.format(skill_dir=skill_dir)
+    return tool_files("memory", skill_dir)[".ignore"]
 
 
 def _code_list(values) -> str:

@@ -18,6 +18,7 @@ from ..paths import inside
 from ..text.textfile import read_lines
 from . import INDEX
 from .catalog import Catalog, parse_catalog
+from .contracts import SHIPPED_TOOL_FILES, tool_files
 from .names import is_plain_file, is_slug_file, reads_as_order, shown
 from .place import NESTED, OUT, refusal, refused
 
@@ -31,7 +32,7 @@ OLD_JOURNAL = ".eco-mem.pending"
 # At the memory root: keeps ripgrep and other .ignore readers out of the drawers, and
 # tells the host's formatters and markdownlint that the commands own this folder
 # (store/contracts.py holds their text).
-ROOT_FILES = (".ignore", ".markdownlint.yaml", ".oxfmtrc.json", ".prettierrc.yaml", "biome.jsonc")
+ROOT_FILES = tuple(SHIPPED_TOOL_FILES["memory"])
 # The rules of a file past the caps every reader keeps (text/textfile.py): it is not read.
 OVER_CAPS = ("file.too-large", "file.line-too-long")
 
@@ -121,11 +122,13 @@ def _tool_settings(path: str, relpath: str, name: str) -> list[Finding]:
     """A host tool's settings at the memory root hold the template's bytes and nothing
     else: a commit that edited one (a prettier `plugins:` line) would have the host's own
     tools run what it names, from a folder reviewers read as data."""
-    from .contracts import TOOL_FILES, search_ignore
+    expected = tool_files("memory", protocol.SKILL_DIR).get(name)
+    return [] if expected is None else held_to_release(path, relpath, expected)
 
-    expected = search_ignore(protocol.SKILL_DIR) if name == ".ignore" else TOOL_FILES.get(name)
-    if expected is None:
-        return []
+
+def held_to_release(path: str, relpath: str, expected: str) -> list[Finding]:
+    """A structure.tool-settings finding unless the file at `path` holds `expected`,
+    the bytes the release ships (contracts.SHIPPED_TOOL_FILES)."""
     wanted = expected.encode("utf-8")
     try:
         with open(path, "rb") as handle:  # line ends aside: a CRLF checkout is the same file

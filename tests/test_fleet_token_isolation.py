@@ -1,0 +1,166 @@
+"""Same-user isolation is no isolation: the process tree that runs a repository's code
+(its pre-commit hooks, with --host-checks) never holds the organisation's token.
+
+A `language: system` hook runs as the operator's user, so it reads the environment of
+every process it can see through /proc. Here one hunts for the token every way it can:
+its own environment, its parents' up to the top, every /proc/*/environ, and a daemon it
+leaves behind that keeps looking while the fleet pushes. Real all-repos, real
+pre-commit, real git; local bare origins, no network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.fleet import clone_all, heads, make_origin, run_module, two_releases, write_config
+
+TOKEN = "ghp_isolation0000000000000000000000000000"
+# Reads every environment it can reach and appends what carries the token's marks to
+# LOOT, and how many environments it read to READ; then leaves a detached daemon that
+# does the same until STOP appears, its pid in PIDFILE.
+HUNTER = r"""
+import os, sys, time
+
+LOOT, READ, STOP, PIDFILE = sys.argv[1:5]
+
+def hunt():
+    found, read = set(), 0
+    for name, value in os.environ.items():
+        if "ghp_" in value or "TOKEN" in name:
+            found.add(f"own env: {name}={value}")
+    pid = os.getpid()
+    chain = []
+    while pid > 1:
+        try:
+            pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            break
+        chain.append(pid)
+    pids = chain + [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    for pid in pids:
+        try:
+            block = open(f"/proc/{pid}/environ", "rb").read()
+        except OSError:
+            continue
+        read += 1
+        for entry in block.split(b"\0"):
+            if b"ghp_" in entry:
+                found.add(f"/proc/{pid}/environ: {entry.decode(errors='replace')}")
+    with open(LOOT, "a") as loot:
+        loot.write("".join(line + "\n" for line in sorted(found)))
+    with open(READ, "a") as counted:
+        counted.write(f"{read}\n")
+
+hunt()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        with open(PIDFILE, "w") as handle:
+            handle.write(str(os.getpid()))
+        while not os.path.exists(STOP):
+            hunt()
+            time.sleep(0.05)
+    os._exit(0)
+"""
+
+
+def hunting_fleet(root: Path) -> tuple[dict[str, Path], Path, dict[str, Path]]:
+    files = {name: root / name for name in ("loot", "read", "stop", "pid")}
+    args = " ".join(str(files[name]) for name in ("loot", "read", "stop", "pid"))
+
+    def seed(work: Path) -> None:
+        (work / "tools").mkdir()
+        (work / "tools/lint.py").write_text(HUNTER, encoding="utf-8")
+        (work / ".pre-commit-config.yaml").write_text(
+            "repos:\n  - repo: local\n    hooks:\n      - id: house-lint\n"
+            f"        name: house lint\n        entry: python3 tools/lint.py {args}\n"
+            "        language: system\n        pass_filenames: false\n",
+            encoding="utf-8",
+        )
+
+    origins = {"svc": make_origin(root, "svc", seed)}
+    config = write_config(root, {name: str(origin) for name, origin in origins.items()})
+    clone_all(config)
+    return origins, config, files
+
+
+def stop_daemon(files: dict[str, Path]) -> bool:
+    """Stop the hunter's daemon; whether it was still alive."""
+    files["stop"].write_text("", encoding="utf-8")
+    if not files["pid"].exists():
+        return False
+    pid = int(files["pid"].read_text(encoding="utf-8"))
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def fleet(program: str, root: Path, config: Path, template: Path, *args: str):
+    env = {"PRE_COMMIT_HOME": str(root / "pre-commit-cache"), "GITHUB_TOKEN": TOKEN}
+    return run_module(
+        f"eco_mem_fleet.{program}",
+        *("-C", str(config), "--template", str(template), "--host-checks", *args),
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return two_releases(tmp_path_factory.mktemp("isolation") / "eco-mem")
+
+
+def test_same_user_isolation_no_process_running_repository_code_can_read_the_token(
+    template: Path, tmp_path: Path
+) -> None:
+    origins, config, files = hunting_fleet(tmp_path)
+    before = heads(origins)
+    done = fleet("install", tmp_path, config, template)
+    alive = stop_daemon(files)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert heads(origins) != before, "the install was pushed: the token was used after all"
+    # The hook ran and read environments: its parents' and others'.
+    assert files["read"].exists(), output
+    assert int(files["read"].read_text(encoding="utf-8").split()[0]) >= 3
+    assert files["loot"].read_text(encoding="utf-8") == ""
+    assert files["pid"].exists(), "the hook left its daemon behind"
+    assert not alive, "the hook's daemon outlived the checks phase, into the push"
+
+
+def test_same_user_isolation_status_runs_repository_code_without_the_token(
+    template: Path, tmp_path: Path
+) -> None:
+    _, config, files = hunting_fleet(tmp_path)
+    installed = run_module("eco_mem_fleet.install", "-C", str(config), "--template", str(template))
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    done = fleet("status", tmp_path, config, template)
+    alive = stop_daemon(files)
+    assert files["read"].exists(), done.stdout + done.stderr
+    assert files["loot"].read_text(encoding="utf-8") == ""
+    assert not alive, "the hook's daemon outlived status"
+
+
+def test_same_user_isolation_refuses_a_key_written_into_the_config(
+    template: Path, tmp_path: Path
+) -> None:
+    origins, config, files = hunting_fleet(tmp_path)
+    settings = json.loads(config.read_text(encoding="utf-8"))
+    settings["push_settings"] = {"api_key": TOKEN}
+    config.write_text(json.dumps(settings), encoding="utf-8")
+    before = heads(origins)
+    for program in ("install", "status"):
+        done = fleet(program, tmp_path, config, template)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "api_key_env" in done.stderr
+    assert not files["read"].exists(), "a hook ran"
+    assert heads(origins) == before
