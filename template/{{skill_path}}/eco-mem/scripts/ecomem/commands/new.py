@@ -109,12 +109,14 @@ def semantic(args: Namespace, body: str, store: Store, today: date) -> gate.Chan
 
 def free_slug(store: Store, slug: str, title: str) -> str:
     """`slug`, or with `-2`, `-3`... when another fact holds it: short slugs from key words
-    meet more often than whole titles did. The same title keeps its slug, and _room then
-    refuses it as the fact that exists."""
+    meet more often than whole titles did. A title of the same words (case and punctuation
+    aside) keeps its slug, and _room then refuses it as the fact that exists."""
     entries = store.drawers["semantic"].entries
     taken = set(entries) | {row.cells[0] for row in store.drawers["semantic"].catalog.rows}
     holder = entries.get(f"{slug}.md")
-    same = holder is not None and (holder.lines or [""])[0] == f"# {title}"
+    held = (holder.lines or [""])[0][2:] if holder is not None else None
+    whole = 10**6  # no cut: the words of the whole title
+    same = held is not None and shapes.slugify(held, whole) == shapes.slugify(title, whole)
     if (f"{slug}.md" not in taken and slug not in taken) or same:
         return slug
     for number in range(2, 100):

@@ -23,10 +23,13 @@ from ..store.rule_text import rule_bytes
 NAMED = 8  # rows a finding names, the largest first; the rest are counted
 
 
-def check_always_budget(store: Store) -> list[Finding]:
+def check_always_budget(store: Store, each_row: bool = False) -> list[Finding]:
+    """One finding at the first marked row; with `each_row`, the same finding at every
+    marked row: the write gate keeps only findings on the rows a write touches, and the
+    row that tips the budget may sit anywhere in the catalog."""
     budget = protocol.CAPS["always_bytes"]
     sized: list[tuple[int, str]] = []
-    first = None
+    places: list[tuple[str, int]] = []
     for name, column in CELL.items():
         drawer = store.drawers.get(name)
         if drawer is None or column not in drawer.catalog.columns:
@@ -41,9 +44,9 @@ def check_always_budget(store: Store) -> list[Finding]:
             file = cell_path(row.cells[-1])
             where = shown(file) if file != NO_FILE else f"{name}/INDEX.md line {row.line}"
             sized.append((rule_bytes(text, lines), where))
-            first = first or (drawer.index_relpath, row.line)
+            places.append((drawer.index_relpath, row.line))
     total = sum(size for size, _ in sized)
-    if total <= budget or first is None:
+    if total <= budget:
         return []
     sized.sort(key=lambda item: (-item[0], item[1]))
     named = ", ".join(f"{where} ({size} B)" for size, where in sized[:NAMED])
@@ -53,4 +56,5 @@ def check_always_budget(store: Store) -> list[Finding]:
         f" {budget}: scope some to their folders (revise SLUG --always 'PATHS') or demote"
         f" them (revise SLUG --not-always), with the user: {named}{more}"
     )
-    return [Finding(first[0], first[1], "caps.always-bytes", ERROR, message)]
+    anchors = places if each_row else places[:1]
+    return [Finding(path, line, "caps.always-bytes", ERROR, message) for path, line in anchors]

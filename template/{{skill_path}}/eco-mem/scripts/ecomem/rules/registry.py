@@ -41,7 +41,7 @@ KIND_RULES = {
 # only theirs.
 STORE_RULES = (
     lambda store, touched: check_caps(store),
-    lambda store, touched: check_always_budget(store),
+    lambda store, touched: check_always_budget(store, each_row=touched is not None),
     lambda store, touched: _cites(store, touched),
 )
 
