@@ -34,8 +34,10 @@ exit codes:
                "load_bytes": int, "load_tokens": int, "load_budget": int,
                "thresholds": {name: int}}}
   entries are repository-relative; a procedure without a file is INDEX.md#NAME.
---tidy --json prints {"version": 1, "unreviewed": int, "groups": [{"shared": [str],
-  "facts": [{"path": str, "title": str, "scope": str, "values": [str]}]}]}.
+--tidy --json prints {"version": 1, "unreviewed": int, "facts": [FACT],
+  "groups": [{"shared": [str], "facts": [FACT]}]}, each FACT {"path": str,
+  "title": str, "scope": str, "as_of": str, "source": str, "values": [str],
+  "names": [str]}.
 
 Thresholds: the options below, else the install's `review_thresholds` answer
 (for example "unconfirmed_days=60,desk_days=7"), else the defaults shown.
@@ -69,9 +71,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tidy",
         action="store_true",
-        help="only list groups of facts that may be about one thing, each fact as its"
-        " path, title, scope and numbers: what to compare before asking the user to"
-        " merge or drop one (exit 0; writes nothing)",
+        help="only list every fact, one a line (path, title, scope, as_of, source, the"
+        " numbers and names it states), those that may be about one thing grouped first:"
+        " judge duplicates and contradictions from it before asking the user to merge or"
+        " drop one (exit 0; writes nothing)",
     )
     parser.add_argument(
         "--default-branch",
@@ -173,7 +176,8 @@ def run(root: Path, args: argparse.Namespace) -> int:
 
 
 def tidy(root: Path, today: date, limits: dict, as_json: bool) -> int:
-    """The candidate groups of every store (review/groups.py); nothing else is checked."""
+    """Every fact of every store, one a line, candidate groups first (review/groups.py);
+    nothing else is checked."""
     from ..review import groups
     from ..review.checks import Review
     from ..store import stores
@@ -183,7 +187,7 @@ def tidy(root: Path, today: date, limits: dict, as_json: bool) -> int:
     # A fact a branch brought in that no one here reviewed is named by find, never shown:
     # a tidy leaves it out, and says how many.
     branch = unreviewed(root)
-    found, left_out = [], 0
+    found, listed, left_out, read = [], [], 0, []
     for memory_dir in stores.all_stores(root):
         stores.use(memory_dir)
         if (root / memory_dir).is_dir():
@@ -192,14 +196,23 @@ def tidy(root: Path, today: date, limits: dict, as_json: bool) -> int:
             reviewed = [fact for fact in facts if branch.file(fact.relpath) is None]
             left_out += len(facts) - len(reviewed)
             found += groups.candidate_groups(reviewed)
+            listed += reviewed
+            read.append(memory_dir)
     stores.use(stores.ROOT)
     if as_json:
         import json
 
-        document = {"version": 1, "groups": groups.as_dicts(found), "unreviewed": left_out}
+        document = {
+            "version": 1,
+            "groups": groups.as_dicts(found),
+            "facts": [groups.as_dict(fact) for fact in listed],
+            "unreviewed": left_out,
+        }
         print(json.dumps(document, indent=2))
     else:
-        print(groups.as_text(found))
+        # One store: its folder is said once, and each line names the fact by its slug.
+        folder = f"{read[0]}/semantic/" if len(read) == 1 else ""
+        print(groups.as_text(found, listed, folder))
         if left_out:
             print(
                 f"{left_out} fact(s) a branch brought in unreviewed are left out: `find`"
