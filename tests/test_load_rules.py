@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.load_rules import DATA, TARGETS, build, measure
+from benchmarks.load_rules import DATA, TARGETS, build, measure, write_args
 from tests.helpers import MEMORY, commit_all, copy_template, init_repo
 from tests.memory_helpers import mem
 
@@ -155,3 +155,36 @@ def test_verify_bounds_the_rules_bytes_and_names_the_rows(
     assert len(rules) == 1 and "team-rule-number-" in rules[0]["message"]
     printed = mem(host, "find", "anything").stdout
     assert all(f"Team rule number {n} |" in printed for n in range(number + 1))
+
+
+def test_review_names_rule_candidates_on_an_unmarked_store(
+    template_repo: Path, tmp_path: Path, data: dict
+) -> None:
+    """A store from before the mark: review names the facts worded like rules, with the
+    command that marks each, for the user to confirm; a description is never named, and
+    a store that marks any row is not asked again."""
+    host = init_repo(tmp_path / "host")
+    copy_template(template_repo, host)
+    chosen = {14: True, 23: True, 9: False, 30: False}  # fact index -> a rule?
+    for index in chosen:
+        fact = data["facts"][index]
+        made = mem(host, *write_args({**fact, "always": None}))
+        assert made.returncode == 0, made.stderr
+    commit_all(host, "memory from an earlier release")
+    checked = mem(host, "review", "--json")
+    report = json.loads(checked.stdout)
+    named = {
+        item["entries"][0].rsplit("/", 1)[-1]: item["command"] for item in report["rule_candidates"]
+    }
+    # Candidates are no finding: nothing rotted, so they never fail a review on their own.
+    assert "rule-candidate" not in report["summary"]["findings"]
+    assert "never-catch-a-bare-exception" in mem(host, "review").stdout
+    assert named == {
+        "never-catch-a-bare-exception.md": "revise never-catch-a-bare-exception --always",
+        "sql-goes-through-sqlalchemy-core-bound.md": (
+            "revise sql-goes-through-sqlalchemy-core-bound --always 'stockroom/db/**'"
+        ),
+    }
+    marked = mem(host, *named["never-catch-a-bare-exception.md"].split())
+    assert marked.returncode == 0, marked.stderr
+    assert json.loads(mem(host, "review", "--json").stdout)["rule_candidates"] == []

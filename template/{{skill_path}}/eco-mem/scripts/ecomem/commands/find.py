@@ -29,7 +29,7 @@ from pathlib import Path
 from .. import protocol
 from ..paths import escapes
 from ..store.always import CELL as MARKED_CELL
-from ..store.always import applies, malformed, mark_of, task_paths, unmarked
+from ..store.always import applies, malformed, mark_of, scope_folder, task_paths, unmarked
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.desks import desk_summary, read_desks
 from ..store.load import INDEX
@@ -386,19 +386,6 @@ def stores_to_read(root: Path, args) -> list[str]:
     if args.all_stores:
         chain += [store for store in known if store not in chain]
     return chain
-
-
-def scope_folder(scope: str) -> str | None:
-    """The folder a path-like scope names (`packages/web/**`, `packages/web/`), else None:
-    `repo` or `database` name no folder."""
-    value = scope.strip().strip("`")
-    for tail in ("/**", "/*", "/"):
-        if value.endswith(tail):
-            value = value[: -len(tail)]
-            break
-    if "/" not in scope or not value or escapes(value) or any(c in value for c in "*?["):
-        return None
-    return posixpath.normpath(value)
 
 
 def scoped_to(root: Path, path: str, folder: str) -> bool:
