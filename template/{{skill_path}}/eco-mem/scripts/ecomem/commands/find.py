@@ -140,6 +140,7 @@ class Match:
 
 WITHHELD = "[withheld: verify flags this cell as text addressed to the agent]"
 WITHHELD_RULE = "[withheld: verify flags this entry's text as addressed to the agent]"
+UNREAD_RULE = "[rule text not read: its entry is missing, a link or past the caps; run verify]"
 
 
 def read_rules(root: Path, rules: list[Match]) -> None:
@@ -157,7 +158,10 @@ def read_rules(root: Path, rules: list[Match]) -> None:
         if match.path == WITHHELD or not match.path.startswith(f"{match.store}/{match.drawer}/"):
             continue
         lines = read_unseen(root / match.path)
-        said = prose(lines[:ENTRY_LINES]) if lines else []
+        if lines is None:  # said here, on stdout beside the rule, not only among problems
+            match.rule = [UNREAD_RULE]
+            continue
+        said = prose(lines[:ENTRY_LINES])
         match.rule = [WITHHELD_RULE] if said and scan(match.path, said) else said
 
 
