@@ -14,11 +14,11 @@ from benchmarks.host_size import measure
 # the host grew, which a change must argue for in its review, not here.
 # +31 for the security review's refusals, +26 for their own module (store/answers.py),
 # +29 for finding git on PATH's absolute folders only (tests/test_runtime_programs.py).
-# +400 for issue 46: each rule printed in full with verify's byte budget on them (97), a
+# +404 for issue 46: each rule printed in full with verify's byte budget on them (101), a
 # stated rule in one command and key-word slugs (50), the rule candidates of a store from
 # an earlier release (90), the tidy's one-line listing of every fact (105), the rest in
 # find, review and their docstrings (tests/test_load_rules.py).
-LINES_CEILING = 16_484
+LINES_CEILING = 16_488
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 
