@@ -69,7 +69,7 @@ def test_the_load_step_points_at_open_desks(host: Path) -> None:
     assert f"`{MEMORY}/working/`" in block and "desks" in block
     skill = (host / SKILL / "SKILL.md").read_text()
     assert (
-        "open desks, `[always]` rows, then matching rows" in skill and len(skill.encode()) <= 4096
+        "open desks, the rules that apply, matching rows" in skill and len(skill.encode()) <= 4096
     )
 
 

@@ -659,7 +659,7 @@ def test_score_ab_of_an_untouched_plant_is_inconclusive(stocked: Path, tmp_path:
 def test_score_ab_reports_each_arms_check_bytes_and_entries(stocked: Path, tmp_path: Path) -> None:
     folder = tmp_path / "ab"
     arms = {name: Path(path) for name, path in plant_ab(stocked, folder)["arms"].items()}
-    entry = f"{MEMORY}/semantic/exchange-rates-come-from-the-rates-cache-module.md"
+    entry = f"{MEMORY}/semantic/exchange-rates-come-rates-cache-module.md"
     ours = arms["eco-mem"]
     if not answer_key(ours)["atime"]["reads_recorded"]:
         pytest.skip("this file system does not record reads (noatime)")
@@ -704,3 +704,48 @@ def test_plant_ab_needs_task_and_check(stocked: Path, tmp_path: Path) -> None:
     result = run_ops(stocked, "experiment", "plant", "ab", "--into", str(tmp_path / "x"))
     assert result.returncode == 2 and "--task TEXT and --check CMD" in result.stderr
     assert not (tmp_path / "x").exists()
+
+
+WRITER = """Our team rules, please remember them for later sessions:
+every conversion goes through rates_cache, never the rates API directly."""
+
+
+def test_an_ab_with_a_writer_session_scores_only_the_task_sessions(
+    pristine: Path, tmp_path: Path
+) -> None:
+    """Issue 46: the notes are written by an agent told the rules, then task sessions run
+    on what it wrote. score counts the task sessions' reads, and each arm's always-loaded
+    bytes are what its writer left (the pile: AGENTS.md as written)."""
+    rules = tmp_path / "rules.txt"
+    rules.write_text(WRITER + "\n", encoding="utf-8")
+    folder = tmp_path / "ab"
+    planted = plant_ab(pristine, folder, "--writer", str(rules))
+    assert planted["writer_prompts"] == {"eco-mem": WRITER, "pile": WRITER}
+    arms = {name: Path(path) for name, path in planted["arms"].items()}
+    early = run_ops(arms["eco-mem"], "experiment", "score", str(folder), "--json")
+    assert early.returncode == 2 and "experiment tasks" in early.stderr  # writers still open
+    # The writers: eco-mem stores the stated rule in one command, the pile edits AGENTS.md.
+    title = "Conversions go through rates_cache"
+    stored = run_script(
+        arms["eco-mem"],
+        *("new", "semantic", "--title", title, "--stated-by-user", "--always"),
+        *("--scope", "money", "--expires", "never", "--body", "Never call the rates API."),
+    )
+    assert stored.returncode == 0, stored.stderr
+    assert run_script(arms["eco-mem"], "find", "rates").returncode == 0  # the writer's read
+    agents = arms["pile"] / "AGENTS.md"
+    agents.write_text(agents.read_text(encoding="utf-8") + f"\n- {title}\n", encoding="utf-8")
+    done = run_ops(arms["eco-mem"], "experiment", "tasks", str(folder), "--json")
+    assert done.returncode == 0, done.stderr
+    written = json.loads(done.stdout)["written"]
+    assert written["none"]["files_written"] == []
+    assert any(
+        path.endswith("conversions-go-through-rates-cache.md")
+        for path in written["eco-mem"]["files_written"]
+    )
+    assert written["pile"]["always_loaded"] == {"AGENTS.md as written": agents.stat().st_size}
+    assert git(arms["eco-mem"], "status", "--porcelain") == ""  # the writer's notes committed
+    code, report = score_ab(folder)
+    rows = {row["arm"]: row for row in report["arms"]}
+    assert rows["eco-mem"]["files_read"] == []  # the writer's find is not the task's
+    assert code == 2  # no task session ran yet

@@ -20,7 +20,11 @@ from benchmarks.host_size import measure
 # +127 for holding the skill's tool settings to the release (review 11, r6): their text
 # moved from .jinja files into contracts.py, which verify checks against, and the rule;
 # the scripts folder's three entries go when the runtime becomes one zip.
-LINES_CEILING = 16_379
+# +404 for issue 46: each rule printed in full with verify's byte budget on them (101), a
+# stated rule in one command and key-word slugs (50), the rule candidates of a store from
+# an earlier release (90), the tidy's one-line listing of every fact (105), the rest in
+# find, review and their docstrings (tests/test_load_rules.py).
+LINES_CEILING = 16_783
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

@@ -694,6 +694,8 @@ def test_skill_md_teaches_the_commands_within_budget(rendered: Path) -> None:
     ):
         assert f"{command} " in text, command
     assert "--reason injection" in text and "--by-user" in text
+    # A rule the user states is one command, shown whole: no --help, no reference (issue 46).
+    assert "mem new semantic --title RULE --stated-by-user --always [GLOBS] --scope S" in text
     shapes = (rendered / SKILL / "references/entry-shapes.md").read_text(encoding="utf-8")
     assert "one-liners carry the fact" in shapes.lower()
     cli = Path(sys.executable).with_name("agentskills")

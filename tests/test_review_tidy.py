@@ -1,4 +1,4 @@
-"""`review --tidy`: a tidy reads candidate groups, not the whole store (issue 36 item 4).
+"""`review --tidy`: a tidy reads one listing, not the whole store (issues 36 and 46).
 
 A store of 30 facts (the 20 of benchmarks/data/find_recall.json and ten more), four of
 them rot reworded in words the rest never use: two duplicates and two contradictions, one
@@ -115,7 +115,23 @@ def test_a_group_shows_what_a_reader_compares(rotted) -> None:
     line = next(line for line in text.splitlines() if "redis-keeps-a-session" in line)
     assert "scope: caching" in line
     sessions = next(line for line in text.splitlines() if "sessions-are-cached-in-redis" in line)
-    assert "values: 30" in sessions  # the 30 minutes the body states, beside the one hour
+    assert "| 30" in sessions  # the 30 minutes the body states, beside the one hour
+
+
+def test_a_tidy_lists_every_fact_in_a_quarter_of_the_store(rotted) -> None:
+    """One listing an agent judges from (issue 46): every fact a line, grouped or not, in
+    at most 25% of the store's bytes, so no entry is opened to find what rotted."""
+    host, _ = rotted
+    store_bytes = sum(len(data) for data in snapshot(host).values())
+    text = mem(host, "review", "--tidy").stdout
+    facts = sorted((host / MEMORY / "semantic").glob("*.md"))
+    slugs = [path.stem for path in facts if path.name != "INDEX.md"]
+    lines = text.splitlines()
+    for slug in slugs:
+        assert sum(line.startswith(f"  {slug} |") or line == f"  {slug}" for line in lines) == 1
+    assert len(text.encode("utf-8")) * 4 <= store_bytes, (len(text.encode()), store_bytes)
+    listed = json.loads(mem(host, "review", "--tidy", "--json").stdout)["facts"]
+    assert len(listed) == len(slugs) and all("source" in fact for fact in listed)
 
 
 def test_the_skill_sends_a_tidy_to_the_groups(rotted) -> None:

@@ -30,12 +30,29 @@ not look.
               eco-mem (the store as it is), pile (eco-mem taken out, every row
               and entry body in one AGENTS.md section) and none (no memory).
               score runs --check CMD in each and reports what memory cost and
-              changed. --runs N plants N rounds of the three.
+              changed. --runs N plants N rounds of the three. --writer FILE:
+              the notes are written by agents first. FILE holds what a user
+              tells an agent about the team's rules; the eco-mem and pile arms
+              get a writer session with it (none gets none), then
+              `experiment tasks DIR` commits what each wrote and plants the
+              task sessions. Plant from an install whose store is empty.
 
 exit codes: 0 planted, 1 refused (DIR not empty, not a folder, inside the
 repository; HEAD without eco-mem), 2 usage or I/O error.
 --json prints {"prompt": str, "relevant": str|null, "acts": [{"path": str, "line": str|null}]};
-for ab, {"dir": str, "arms": {NAME: PATH}, "prompts": {NAME: TEXT}}.
+for ab, {"dir": str, "arms": {NAME: PATH}, "prompts": {NAME: TEXT}}, with --writer
+also "writer_prompts": {NAME: TEXT}.
+"""
+
+TASKS_DESCRIPTION = """\
+The writer sessions of an A/B planted with --writer are over: commit what each arm's
+writer changed, reset every arm's answer key (access times, find and verify
+snapshots, what the harness always loads), and print the task prompt for the task
+sessions. score then counts only what the task sessions read.
+
+exit codes: 0 done, 1 refused (DIR holds no plant waiting for its writers), 2 usage
+or I/O error. --json prints {"dir": str, "written": {NAME: {"files_written": [str],
+"bytes_written": int, "always_loaded": {WHAT: int}}}, "prompts": {NAME: TEXT}}.
 """
 
 SCORE_DESCRIPTION = """\
@@ -89,7 +106,21 @@ def add_arguments(experiment: argparse.ArgumentParser) -> None:
     plant.add_argument("--task", metavar="TEXT", help="ab: the prompt every arm gets")
     plant.add_argument("--check", metavar="CMD", help="ab: shell command, exit 0 = task done")
     plant.add_argument("--runs", type=int, default=1, metavar="N", help="ab: rounds (1)")
+    plant.add_argument(
+        "--writer",
+        metavar="FILE",
+        help="ab: what a user tells an agent about the team's rules; a writer session first",
+    )
     plant.add_argument("--json", action="store_true", help="print prompt, relevant and acts")
+    tasks = actions.add_parser(
+        "tasks",
+        help="after an A/B's writer sessions: commit what they wrote, plant the task sessions",
+        description=TASKS_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    tasks.add_argument("dir", metavar="DIR")
+    tasks.add_argument("--json", action="store_true", help="print what each writer wrote")
+    tasks.set_defaults(root=None)
     score = actions.add_parser(
         "score",
         help="decide the experiment planted in DIR",
@@ -111,6 +142,8 @@ def add_arguments(experiment: argparse.ArgumentParser) -> None:
 def run(root: Path, args: argparse.Namespace) -> int:
     if args.action == "plant":
         return _plant(root, args)
+    if args.action == "tasks":
+        return _tasks(Path(args.dir).resolve(), args)
     # Absolute, so paths in a transcript compare with it however DIR was typed.
     return _score(Path(args.dir).resolve(), args)
 
@@ -129,8 +162,8 @@ def _plant(root: Path, args: argparse.Namespace) -> int:
     into = Path(args.into)
     if args.kind == "ab":
         return _plant_ab(root, into, args)
-    if args.task or args.check or args.runs != 1:
-        raise UsageError("--task, --check and --runs are for `experiment plant ab`")
+    if args.task or args.check or args.runs != 1 or args.writer:
+        raise UsageError("--task, --check, --runs and --writer are for `experiment plant ab`")
     key = experiment_plant.plant(root, args.kind, into)
     if args.json:
         print(json.dumps({k: key[k] for k in ("prompt", "relevant", "acts")}, indent=2))
@@ -155,9 +188,26 @@ def _plant_ab(root: Path, into: Path, args: argparse.Namespace) -> int:
 
     if args.task is None or args.check is None:
         raise UsageError("experiment plant ab needs --task TEXT and --check CMD")
-    planted = ab.plant(root, into, args.task, args.check, args.runs)
+    writer = None
+    if args.writer:
+        try:
+            writer = Path(args.writer).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"--writer {args.writer}: cannot read it ({error})") from None
+        if not writer.strip():
+            raise UsageError(f"--writer {args.writer} is empty")
+    planted = ab.plant(root, into, args.task, args.check, args.runs, writer)
     if args.json:
         print(json.dumps(planted, indent=2))
+    elif writer is not None:
+        print(writer.strip())
+        names = ", ".join(planted["writer_prompts"])
+        print(
+            f"writer sessions first, in {names}, with the text above; then run:\n"
+            f"  ops.py experiment tasks {into}",
+            file=sys.stderr,
+        )
+        return EXIT_OK
     else:
         print(planted["prompts"][next(iter(planted["prompts"]))])
     names = ", ".join(planted["arms"])
@@ -170,9 +220,34 @@ def _plant_ab(root: Path, into: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _tasks(folder: Path, args: argparse.Namespace) -> int:
+    from ..experiment import ab
+
+    done = ab.tasks_after_writer(folder)
+    if args.json:
+        print(json.dumps(done, indent=2))
+    else:
+        print(next(iter(done["prompts"].values())))
+        for name, wrote in done["written"].items():
+            files = ", ".join(wrote["files_written"]) or "nothing"
+            print(f"{name}: the writer wrote {files} ({wrote['bytes_written']} B)", file=sys.stderr)
+        print(
+            f"Start a fresh agent session in each arm with the prompt above, then run:\n"
+            f"  ops.py experiment score {folder} [--transcript NAME=FILE ...]",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
 def _score_ab(folder: Path, manifest: dict, args: argparse.Namespace) -> int:
     from ..experiment import ab
     from ..experiment import transcripts as experiment_transcripts
+
+    if manifest.get("phase") == "writer":
+        raise UsageError(
+            f"the writer sessions of {folder} are not closed: run `ops.py experiment tasks"
+            f" {folder}` first, or score would count the writers' reads as the tasks'"
+        )
 
     traces: dict = {}
     for given in args.transcript:

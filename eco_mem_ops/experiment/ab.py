@@ -14,6 +14,11 @@ the harness always loads (the AGENTS.md block and the skill's description, or th
 pile) plus every memory file the agent opened: from its transcript, or else from access
 times, counted only after the agent's first memory command (atime.py). An arm with no
 sign of an agent run is INCONCLUSIVE, whatever its check says.
+
+With `--writer FILE` the notes are written by agents first (issue 46): plant from an
+install whose store is empty, give the eco-mem and pile arms a writer session with the
+file's text (the rules as the user states them), then `experiment tasks DIR` commits
+what each wrote and starts the task sessions on it, and score counts only theirs.
 """
 
 from __future__ import annotations
@@ -52,8 +57,13 @@ def arm_names(runs: int) -> list[tuple[str, str]]:
 # plant ----------------------------------------------------------------------------------
 
 
-def plant(start: Path, into: Path, task: str, check: str, runs: int) -> dict:
-    """Clone HEAD into one folder per arm and round under `into`; the plant's summary."""
+def plant(
+    start: Path, into: Path, task: str, check: str, runs: int, writer: str | None = None
+) -> dict:
+    """Clone HEAD into one folder per arm and round under `into`; the plant's summary.
+    With `writer` (what a user tells an agent about the team's rules, as they would say
+    it), the eco-mem and pile arms first get a writer session with that text, and
+    `tasks_after_writer` then commits what each wrote and plants the task sessions."""
     from .plant import check_target
 
     if not task.strip() or not check.strip():
@@ -84,14 +94,78 @@ def plant(start: Path, into: Path, task: str, check: str, runs: int) -> dict:
             "source_head": head,
             "arms": arms,
         }
+        if writer is not None:
+            manifest["writer"] = writer.strip()
+            manifest["phase"] = "writer"
         write_text(into, into / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     except BaseException:
         _undo(into, existed)
         raise
-    return {
+    planted = {
         "dir": str(into.resolve()),
         "arms": {name: str(into.resolve() / name) for name in arms},
         "prompts": {name: prompt for name in arms},
+    }
+    if writer is not None:
+        planted["writer_prompts"] = {
+            name: writer.strip() for name, info in arms.items() if info["arm"] in WRITERS
+        }
+    return planted
+
+
+# The arms whose agent is told the rules in a writer session; `none` keeps no notes.
+WRITERS = ("eco-mem", "pile")
+WRITTEN = "docs: team notes"
+
+
+def tasks_after_writer(folder: Path) -> dict:
+    """The writer sessions are over: commit what each wrote, and plant the task sessions
+    on it. Every arm's answer key starts again (access times reset, the snapshots of the
+    writer's own find and verify dropped, what the harness always loads measured anew),
+    so score counts only what the task sessions read. Per arm: the files the writer
+    changed and their bytes, what a reader of that arm is then always handed."""
+    from .plant import commit_as_kit
+
+    manifest = load_manifest(folder)
+    if manifest is None or manifest.get("phase") != "writer":
+        raise Refused(f"{folder} holds no A/B plant waiting for its writer sessions")
+    written = {}
+    for name, info in manifest["arms"].items():
+        clone = Path(folder) / info["path"]
+        changed = git_output(clone, "status", "--porcelain", "--untracked-files=all")
+        files = sorted(line[3:] for line in changed.splitlines() if line.strip())
+        if files:
+            commit_as_kit(clone, WRITTEN)
+        key = experiment_key.load(clone) or {}
+        if info["arm"] == "eco-mem":
+            from ecomem.store.answers import settle
+
+            settle(clone)  # where this arm keeps its skill and memory
+            key["always_loaded"] = always_loaded_eco_mem(clone)
+            watched = memory_files(clone, key.get("memory_dir", protocol.MEMORY_DIR))
+            watched += skill_files(clone)
+        else:
+            agents = clone / "AGENTS.md"
+            size = agents.stat().st_size if agents.is_file() else 0
+            key["always_loaded"] = {"AGENTS.md as written": size} if size else {}
+            watched = []
+        for path in experiment_key.snapshots_paths(clone):
+            if path.is_file():
+                path.unlink()
+        key["planted_head"] = git_output(clone, "rev-parse", "HEAD")
+        key["atime"] = experiment_atime.reset(clone, watched)
+        experiment_key.save(clone, key)
+        written[name] = {
+            "files_written": files,
+            "bytes_written": sum(_size(clone / file) for file in files),
+            "always_loaded": key["always_loaded"],
+        }
+    manifest["phase"] = "tasks"
+    write_text(folder, Path(folder) / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    return {
+        "dir": str(folder),
+        "written": written,
+        "prompts": {n: manifest["prompt"] for n in manifest["arms"]},
     }
 
 

@@ -37,6 +37,9 @@ CAPS = {
     "procedural_lines": 40,  # a staging checklist's body
     "catalog_rows": 40,  # past this, archive dead rows before adding one
     "entries_per_task": 5,  # entry files opened per task, the desk not counted
+    # Bytes the rows marked [always] print with their entries' prose (rules/always_budget.py):
+    # the store's 40-row cap with 15 rules for every change and 8 for folders fits.
+    "always_bytes": 8192,
 }
 SEMANTIC_FIELDS = ("as_of", "source", "scope", "expires")
 SEMANTIC_SOURCES = ("user-confirmed", "verified", "derived")

@@ -1,9 +1,11 @@
-"""`find`: search the catalogs, the INDEX-first read. No entry text is ever printed.
+"""`find`: search the catalogs, the INDEX-first read, and hand over the rules that apply.
 
 A row matches a word when the row holds it, or the entry file behind the row does (a
 fact's scope and body), by substring or by word stem: `translations` finds "translated".
-Only catalog rows are printed, so a poisoned entry cannot reach the reader through a
-search. Entries are read (read_unseen) only as regular files inside their drawer, never
+Only catalog rows are printed for a search, so a search word cannot pull an entry's
+text to the reader. The one entry text printed is a rule's: under each row marked
+[always] that applies to the task, its entry's prose (read_rules), every one of them,
+with text the injection rule flags withheld as a cell is. Entries are read (read_unseen) only as regular files inside their drawer, never
 a link, a FIFO or a row leading out, from no drawer or memory folder that a link takes
 out of its place (store/place.py), and without moving their access time: the
 experiment kit judges which entries an agent opened by atime. The entries of the rows
@@ -27,7 +29,7 @@ from pathlib import Path
 from .. import protocol
 from ..paths import escapes
 from ..store.always import CELL as MARKED_CELL
-from ..store.always import applies, malformed, mark_of, task_paths, unmarked
+from ..store.always import applies, malformed, mark_of, scope_folder, task_paths, unmarked
 from ..store.catalog import NO_FILE, cell_path, parse_catalog
 from ..store.desks import desk_summary, read_desks
 from ..store.load import INDEX
@@ -36,39 +38,15 @@ from ..store.names import is_slug_file
 from ..store.place import refused
 from ..store.rows import cell
 from ..text.textfile import read_lines
+from ..text.words import GRAMMAR, stem
 
 WORD = re.compile(r"\w+")
 EXTENSION = re.compile(r"(?<=\w)\.[A-Za-z]\w{0,7}$")
-# Words that would match nearly every row and rank nothing.
-STOPWORDS = frozenset(
-    """
-    a an and are as at be by do does for from how i in is it of on or our the to was we
-    what when where which who why with
-    """.split()  # noqa: SIM905 - a word list reads best as words
-)
-
-
-# Suffixes stripped to reach a word's stem, longest first: cheap, and enough for the
-# plurals and verb forms agents type ("translations" and "translated" both give "transl",
-# "caching", "cached" and "cache" give one stem, "configuration" and "configure" "configur").
-# fmt: off
-SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
-# fmt: on
+# Words that would match nearly every row and rank nothing: the grammar words.
+STOPWORDS = GRAMMAR
 SHOWN_PATH = 120  # a longer cited path is named by its line instead
 MAX_PROBLEMS = 10  # lines about files not read; verify lists every one
 ENTRY_LINES = 120  # every entry at its line cap fits; more is never needed to rank
-
-
-def stem(word: str) -> str:
-    for suffix in SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-            break
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-        word = word[:-1]  # logging -> logg -> log, tagged -> tagg -> tag
-    if word.endswith("at") and len(word) >= 7:
-        word = word[:-2]  # configuration, configure, configuring -> configur
-    return word
 
 
 def stems(text: str) -> set[str]:
@@ -115,6 +93,7 @@ class Match:
         "origin",
         "path",
         "rank",
+        "rule",
         "store",
         "withheld",
     )
@@ -127,6 +106,7 @@ class Match:
         self.withheld: list[str] = []  # cells not shown: they speak to the agent
         self.store = protocol.MEMORY_DIR  # the store whose catalog holds the row
         self.origin = None  # a provenance.Origin when a branch brought it in unreviewed
+        self.rule: list[str] = []  # an applying [always] row's entry prose (read_rules)
 
     def as_text(self, shown: str | None = None, store: str | None = None) -> str:
         """The row as one line; `shown` is its path as it reads from the working folder,
@@ -154,13 +134,35 @@ class Match:
             "evidence_gone": self.gone,
             "withheld": self.withheld,
             "always": self.always,
+            "rule": self.rule,
         }
 
 
-# Rows marked [always] printed by one find without --all: a store that marks more than
-# this has made everything a rule, and the rest stay one flag away.
-MAX_ALWAYS = 10
 WITHHELD = "[withheld: verify flags this cell as text addressed to the agent]"
+WITHHELD_RULE = "[withheld: verify flags this entry's text as addressed to the agent]"
+UNREAD_RULE = "[rule text not read: its entry is missing, a link or past the caps; run verify]"
+
+
+def read_rules(root: Path, rules: list[Match]) -> None:
+    """Give each rule that applies its entry's prose (store/rule_text.py), to print under
+    its row: the rule's own words, so no entry needs opening to follow it. Every rule
+    gets its text; none is dropped for a count, since verify bounds their bytes
+    (rules/always_budget.py). Only an entry file in the row's own drawer is read, without
+    moving its access time; a pointer row's target is code, not a rule's text. Text the
+    injection rule flags is withheld, as a cell is."""
+    from ..store.rule_text import prose
+    from ..text.injection import scan
+    from ..text.textfile import read_unseen
+
+    for match in rules:
+        if match.path == WITHHELD or not match.path.startswith(f"{match.store}/{match.drawer}/"):
+            continue
+        lines = read_unseen(root / match.path)
+        if lines is None:  # said here, on stdout beside the rule, not only among problems
+            match.rule = [UNREAD_RULE]
+            continue
+        said = prose(lines[:ENTRY_LINES])
+        match.rule = [WITHHELD_RULE] if said and scan(match.path, said) else said
 
 
 def withhold_orders(matches: list[Match]) -> None:
@@ -350,9 +352,10 @@ def _path(drawer: str, cells: dict) -> str | None:
 
 # -- the command -------------------------------------------------------------------
 
-HELP = "search the catalog rows (entries only rank them; only rows are printed)"
+HELP = "the rules that apply, in full, then the catalog rows that match"
 DESCRIPTION = """\
-Print the catalog rows that match TEXT, best first, each with the path to open if
+Print every [always] row that applies to the task with its rule's text under it,
+then the catalog rows that match TEXT, best first, each with the path to open if
 the row is not enough. A word matches a row, or the entry behind it, by substring
 or stem (translations finds translated); only rows are printed. No TEXT lists rows.
 A miss may be other words: read the four INDEX.md files before concluding nothing
@@ -394,19 +397,6 @@ def stores_to_read(root: Path, args) -> list[str]:
     if args.all_stores:
         chain += [store for store in known if store not in chain]
     return chain
-
-
-def scope_folder(scope: str) -> str | None:
-    """The folder a path-like scope names (`packages/web/**`, `packages/web/`), else None:
-    `repo` or `database` name no folder."""
-    value = scope.strip().strip("`")
-    for tail in ("/**", "/*", "/"):
-        if value.endswith(tail):
-            value = value[: -len(tail)]
-            break
-    if "/" not in scope or not value or escapes(value) or any(c in value for c in "*?["):
-        return None
-    return posixpath.normpath(value)
 
 
 def scoped_to(root: Path, path: str, folder: str) -> bool:
@@ -480,7 +470,7 @@ def run(root: Path, args) -> int:
         if match.always is not None and match.drawer != "working" and applies(match.always, touched)
     ]
     always.sort(key=lambda match: (depth[match.store], match.rank[3:]))
-    always_shown = always if args.all else always[:MAX_ALWAYS]
+    always_shown = always  # every rule that applies: verify bounds their bytes, not a count
     taken = {id(match) for match in always}
     rows = [
         match
@@ -500,6 +490,7 @@ def run(root: Path, args) -> int:
             root, [match for match in always_shown + kept if match.store == store]
         )  # desks cite nothing
     withhold_orders(shown)
+    read_rules(root, always_shown)
     if args.json:
         import json  # only --json pays for it
 
@@ -518,11 +509,14 @@ def run(root: Path, args) -> int:
         print(json.dumps(report, indent=2))
     else:
         from ..root import shown as from_here
+        from ..store.rule_text import indented
 
         several = len(chain) > 1
         for match in shown:  # a path the reader can open from where they ran find
             store = stores.label(match.store) if several else None
             print(match.as_text(from_here(root, match.path), store))
+            for line in indented(match.rule):
+                print(line)
             if listed and match is listed[-1] and len(listed) < len(desks):
                 hidden = len(desks) - len(listed)
                 print(f"{hidden} more desks: `find --drawer working --all` lists every one")
@@ -538,7 +532,4 @@ def run(root: Path, args) -> int:
             )
         elif len(kept) < len(rows):
             print(f"{len(kept)} of {len(rows)} rows; --all shows every one", file=sys.stderr)
-        if len(always_shown) < len(always):
-            hidden = len(always) - len(always_shown)
-            print(f"{hidden} more [always] rows; --all shows every one", file=sys.stderr)
     return 0 if read else 2

@@ -17,14 +17,23 @@ FACT_OPTIONS = ("title", "source", "scope", "expires", "as_of", "cite")
 EPISODE_OPTIONS = ("date", *protocol.EPISODIC_SECTIONS)
 
 
-def fact_options(parser: argparse.ArgumentParser, required: bool) -> None:
+def fact_options(parser: argparse.ArgumentParser, required: bool, stated: bool = False) -> None:
+    """The options of a fact; `stated` adds --stated-by-user, which stands for --source."""
     parser.add_argument("--title", required=required, help="the fact itself, as a title")
-    parser.add_argument(
+    source = parser.add_mutually_exclusive_group(required=required) if stated else parser
+    source.add_argument(
         "--source",
-        required=required,
+        required=required and not stated,
         choices=protocol.SEMANTIC_SOURCES,
-        help="no default: derived for your own inference; user-confirmed only via confirm",
+        help="derived for your own inference, verified for what you checked; user-confirmed"
+        + (" only with --stated-by-user or confirm" if stated else " only via confirm"),
     )
+    if stated:
+        source.add_argument(
+            "--stated-by-user",
+            action="store_true",
+            help="the user stated it (a team rule, a fact): stored user-confirmed in this call",
+        )
     parser.add_argument("--scope", required=required, help="where it applies")
     parser.add_argument("--expires", required=required, metavar="YYYY-MM-DD|never")
     parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="default: today")

@@ -84,22 +84,47 @@ def _change(drawer, file: str | None, lines: list[str] | None, cells: list[str])
 
 def semantic(args: Namespace, body: str, store: Store, today: date) -> gate.Change:
     title = one_line("--title", args.title)
-    slug = slug_of(title)
+    slug = free_slug(store, slug_of(title), title)
+    source = "user-confirmed" if getattr(args, "stated_by_user", False) else args.source
     if args.source == "user-confirmed":
-        # One door to user-confirmed, so every such fact passed a user's explicit yes.
-        message = "a new fact is verified or derived; once the user says it is right, confirm SLUG --by-user"
+        # Two doors to user-confirmed, each the user's own word: --stated-by-user when they
+        # state it, confirm --by-user when they agree to what an agent derived.
+        message = (
+            "user-confirmed is the user's word: --stated-by-user when they stated it,"
+            " else write it verified or derived and `confirm SLUG --by-user` once they agree"
+        )
         raise Refused([Finding(f"{store.relpath}/semantic", 0, "semantic.source", ERROR, message)])
     file = f"{slug}.md"
     drawer = _room(store, "semantic", slug, file, today)
     fields = {
         "as_of": one_line("--as-of", args.as_of or today.isoformat()),
-        "source": args.source,
+        "source": source,
         "scope": one_line("--scope", args.scope),
         "expires": one_line("--expires", args.expires),
     }
     cited = cite_values(getattr(args, "cite", None), f"{drawer.relpath}/{file}") or []
     cells = [slug, always_mark(title, args.always), fields["as_of"], fields["source"], file]
     return _change(drawer, file, shapes.fact(title, fields, body, cited), cells)
+
+
+def free_slug(store: Store, slug: str, title: str) -> str:
+    """`slug`, or with `-2`, `-3`... when another fact holds it: short slugs from key words
+    meet more often than whole titles did. A title of the same words (case and punctuation
+    aside) keeps its slug, and _room then refuses it as the fact that exists."""
+    entries = store.drawers["semantic"].entries
+    taken = set(entries) | {row.cells[0] for row in store.drawers["semantic"].catalog.rows}
+    holder = entries.get(f"{slug}.md")
+    held = (holder.lines or [""])[0][2:] if holder is not None else None
+    whole = 10**6  # no cut: the words of the whole title
+    same = held is not None and shapes.slugify(held, whole) == shapes.slugify(title, whole)
+    if (f"{slug}.md" not in taken and slug not in taken) or same:
+        return slug
+    for number in range(2, 100):
+        tail = f"-{number}"
+        candidate = shapes.slugify(slug, shapes.SLUG_LENGTH - len(tail)) + tail
+        if f"{candidate}.md" not in taken and candidate not in taken:
+            return candidate
+    return slug  # 99 facts of one name: _room refuses, naming it
 
 
 def episodic(args: Namespace, store: Store, today: date) -> gate.Change:
@@ -234,10 +259,12 @@ def add_arguments(parser) -> None:
         kind(
             "semantic",
             "one fact",
-            "A fact, one per file, named after its title (ASCII kebab case).\n"
-            "The body is --body TEXT, or stdin when --body is left out or is '-'.",
+            "A fact, one per file, named after its title's key words (ASCII kebab case).\n"
+            "The body is --body TEXT, or stdin when --body is left out or is '-'.\n"
+            "A rule the user states, in one call: --stated-by-user --always [PATHS].",
         ),
         required=True,
+        stated=True,
     )
     episode_options(
         kind(

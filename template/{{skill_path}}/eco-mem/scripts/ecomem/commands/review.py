@@ -17,7 +17,9 @@ Read the whole store and report what has rotted: citations that no longer hold,
 verified facts that cite nothing, expired facts, old unconfirmed guesses,
 duplicates, contradictions, paths and pointers that are gone, stale desks,
 catalogs near their row cap, and the always-loaded surface over its budget.
-Each finding names its entries and the command that would act on it; review
+In a store that marks no row [always] (one from an earlier release), it also
+names the facts worded like rules, with the command that marks each, for the
+user to confirm: candidates, not findings. Each finding names its entries and the command that would act on it; review
 runs none of them and writes nothing. docs/review.md says what each check
 looks at and what it misses.
 """
@@ -32,10 +34,14 @@ exit codes:
    "findings": [{"kind": str, "entries": [str], "message": str, "command": str}],
    "summary": {"entries": {drawer: int}, "findings": {kind: int},
                "load_bytes": int, "load_tokens": int, "load_budget": int,
-               "thresholds": {name: int}}}
+               "thresholds": {name: int}},
+   "rule_candidates": [{"kind": "rule-candidate", "entries": [str],
+                        "message": str, "command": str}]}
   entries are repository-relative; a procedure without a file is INDEX.md#NAME.
---tidy --json prints {"version": 1, "unreviewed": int, "groups": [{"shared": [str],
-  "facts": [{"path": str, "title": str, "scope": str, "values": [str]}]}]}.
+--tidy --json prints {"version": 1, "unreviewed": int, "facts": [FACT],
+  "groups": [{"shared": [str], "facts": [FACT]}]}, each FACT {"path": str,
+  "title": str, "scope": str, "as_of": str, "source": str, "values": [str],
+  "names": [str]}.
 
 Thresholds: the options below, else the install's `review_thresholds` answer
 (for example "unconfirmed_days=60,desk_days=7"), else the defaults shown.
@@ -69,9 +75,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tidy",
         action="store_true",
-        help="only list groups of facts that may be about one thing, each fact as its"
-        " path, title, scope and numbers: what to compare before asking the user to"
-        " merge or drop one (exit 0; writes nothing)",
+        help="only list every fact, one a line (path, title, scope, as_of, source, the"
+        " numbers and names it states), those that may be about one thing grouped first:"
+        " judge duplicates and contradictions from it before asking the user to merge or"
+        " drop one (exit 0; writes nothing)",
     )
     parser.add_argument(
         "--default-branch",
@@ -117,7 +124,7 @@ def thresholds(args: argparse.Namespace) -> dict:
 
 def run(root: Path, args: argparse.Namespace) -> int:
     from ..review import report
-    from ..review.checks import Review, entries_per_drawer, run_all
+    from ..review.checks import Review, entries_per_drawer, rule_candidates, run_all
     from ..store import stores
     from ..store.load import load_store
 
@@ -133,7 +140,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
         )
     if args.tidy:
         return tidy(root, today, limits, args.json)
-    items, counts, load_bytes = [], {}, 0
+    items, counts, load_bytes, candidates = [], {}, 0, []
     for memory_dir in stores.all_stores(root):  # the root's store, then each package's
         stores.use(memory_dir)
         if not (root / memory_dir).is_dir():
@@ -141,9 +148,12 @@ def run(root: Path, args: argparse.Namespace) -> int:
         store, _ = load_store(root)  # what does not fit the store's shape is verify's to say
         for line in store.unread:  # but a folder not read at all is said, or review would pass
             print(f"eco_mem.py review: {line}", file=sys.stderr)
-        found, size = run_all(Review(store, today, limits, args.suggest_cites), args.default_branch)
+        review = Review(store, today, limits, args.suggest_cites)
+        found, size = run_all(review, args.default_branch)
+        asked = rule_candidates(review)
+        candidates += asked
         package = stores.package_of(memory_dir)
-        for item in found:
+        for item in found + asked:
             if package and not item.command.startswith("git "):
                 item.command += f" --store {package}"  # the command acts on this store
         items += found
@@ -162,18 +172,21 @@ def run(root: Path, args: argparse.Namespace) -> int:
             "today": today.isoformat(),
             "findings": [item.as_dict() for item in items],
             "summary": facts,
+            "rule_candidates": [item.as_dict() for item in candidates],
         }
         print(json.dumps(document, indent=2))
     elif args.markdown:
         mem = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py"
         print(report.as_markdown(items, facts, today.isoformat(), mem, args.suggest_cites), end="")
+        print(report.candidates_markdown(candidates, mem), end="")
     else:
-        print(report.as_text(items, facts, args.suggest_cites))
+        print(report.as_text(items, facts, args.suggest_cites, candidates))
     return 1 if items else 0
 
 
 def tidy(root: Path, today: date, limits: dict, as_json: bool) -> int:
-    """The candidate groups of every store (review/groups.py); nothing else is checked."""
+    """Every fact of every store, one a line, candidate groups first (review/groups.py);
+    nothing else is checked."""
     from ..review import groups
     from ..review.checks import Review
     from ..store import stores
@@ -183,7 +196,7 @@ def tidy(root: Path, today: date, limits: dict, as_json: bool) -> int:
     # A fact a branch brought in that no one here reviewed is named by find, never shown:
     # a tidy leaves it out, and says how many.
     branch = unreviewed(root)
-    found, left_out = [], 0
+    found, listed, left_out, read = [], [], 0, []
     for memory_dir in stores.all_stores(root):
         stores.use(memory_dir)
         if (root / memory_dir).is_dir():
@@ -192,14 +205,23 @@ def tidy(root: Path, today: date, limits: dict, as_json: bool) -> int:
             reviewed = [fact for fact in facts if branch.file(fact.relpath) is None]
             left_out += len(facts) - len(reviewed)
             found += groups.candidate_groups(reviewed)
+            listed += reviewed
+            read.append(memory_dir)
     stores.use(stores.ROOT)
     if as_json:
         import json
 
-        document = {"version": 1, "groups": groups.as_dicts(found), "unreviewed": left_out}
+        document = {
+            "version": 1,
+            "groups": groups.as_dicts(found),
+            "facts": [groups.as_dict(fact) for fact in listed],
+            "unreviewed": left_out,
+        }
         print(json.dumps(document, indent=2))
     else:
-        print(groups.as_text(found))
+        # One store: its folder is said once, and each line names the fact by its slug.
+        folder = f"{read[0]}/semantic/" if len(read) == 1 else ""
+        print(groups.as_text(found, listed, folder))
         if left_out:
             print(
                 f"{left_out} fact(s) a branch brought in unreviewed are left out: `find`"

@@ -490,6 +490,44 @@ def load(review: Review) -> tuple[int, list[Item]]:
     return total, [Item("load", ordered, message, command)]
 
 
+def rule_candidates(review: Review) -> list[Item]:
+    """Facts worded like a rule every change follows, in a store that marks no row
+    `[always]` (one from an earlier release): the user says which bind every change.
+    A store that marks any row has chosen its rules, so the rest are not asked again.
+    Candidates are no finding: nothing has rotted, and review's exit code is unchanged."""
+    from ..store.always import CELL, mark_of, scope_folder
+    from .rule_like import rule_words
+
+    for name, column in CELL.items():
+        drawer = review.store.drawers.get(name)
+        if drawer is None or column not in drawer.catalog.columns:
+            continue
+        at = drawer.catalog.columns.index(column)
+        if any(len(row.cells) > at and mark_of(row.cells[at]) for row in drawer.catalog.rows):
+            return []
+    items = []
+    for fact in review.facts:
+        first = next((line for line in fact.prose if not line.startswith("# ")), "")
+        why = rule_words([*fact.head_texts, *text.SENTENCE_END.split(first.lstrip("-* "))])
+        if why is None:
+            continue
+        folder = scope_folder(fact.fields.get("scope", ""))
+        mark = f" --always {quote(folder + '/**')}" if folder else " --always"
+        message = (
+            f"reads like a rule every change follows ({why}); if the user says it is one,"
+            " mark it so find prints it, in full, whatever the task's words"
+        )
+        items.append(
+            Item(
+                "rule-candidate",
+                [fact.relpath],
+                message,
+                f"revise {review.slug(fact.relpath)}{mark}",
+            )
+        )
+    return items
+
+
 def tokens(size: int) -> int:
     return -(-size // BYTES_PER_TOKEN)
 

@@ -1,10 +1,12 @@
-"""Candidate groups for a tidy: the facts a reader should compare, with their rows.
+"""A tidy's listing: every fact as one line, the facts that may be about one thing grouped.
 
 `review`'s duplicate and contradiction checks speak only when the words line up; facts
-reworded by different people slip past them. A tidy then read every entry to find them.
-Here review does the mechanical part and leaves the judgement: facts that may be about
-one thing are grouped, and each member is shown as its row plus its scope and the
-numbers it states, which is what a reader compares. Only a group's members need opening.
+reworded by different people slip past them, and an agent then read every entry to find
+them (issue 46: 66 KB read for a 12 KB store). Here review does the mechanical part and
+leaves the judgement to the reader: every fact is one line (path, title, scope, as_of,
+source, the numbers and names it states), which is what a reader compares, and the facts
+a heuristic thinks may be about one thing come first, in groups. The reader decides what
+is a duplicate or a contradiction, from the lines, and opens an entry only to decide.
 
 Two facts share a group when they share two words of their titles, or share a scope and
 one title word, or share a scope and a kind of value (sizes in MB or KB, times in
@@ -16,9 +18,9 @@ none. Groups are connected: a fact joins a group through any one member.
 from __future__ import annotations
 
 from .pairs import scope_key
+from .synonyms import TOOLS
 
 COMMON = 6  # facts one title word may join before it is too common to mean one subject
-MAX_GROUP = 8  # members shown per group; a larger group is listed with its size
 MAX_VALUES = 4
 
 
@@ -114,28 +116,95 @@ def shown(fact, value: str) -> str:
     return WITHHELD if scan(fact.relpath, [value]) else value
 
 
-def member_line(fact) -> str:
-    """One line a reader compares: the entry, its title, scope and the numbers it states."""
-    values = sorted(fact.values)[:MAX_VALUES]
-    numbers = f" | values: {', '.join(values)}" if values else ""
-    scope = shown(fact, fact.fields.get("scope", "") or "-")
-    return f"  {fact.relpath} | {shown(fact, fact.title)} | scope: {scope}{numbers}"
+MAX_NAMES = 4
 
 
-def as_text(groups: list[Group]) -> str:
-    if not groups:
-        return "eco-mem review --tidy: no facts that may be about one thing"
+def names_of(fact) -> list[str]:
+    """The names a fact states, as written: code spans and tools, then capitalised words
+    inside a sentence (Redis, PagerDuty), each once."""
+    from .text import CODE_SPAN, WORD
+
+    found: dict[str, None] = {}
+    for line in fact.prose:
+        for span in CODE_SPAN.findall(line):
+            found.setdefault(span.strip())
+        for sentence in line.split(". "):
+            for word in WORD.findall(sentence)[1:]:
+                if (word[:1].isupper() and not word.isupper()) or word.lower() in TOOLS:
+                    found.setdefault(word)
+    return [name for name in found if name][:MAX_NAMES]
+
+
+FIELDS = ("scope", "as_of", "source")
+
+
+def usual(facts: list) -> dict[str, str]:
+    """The value most facts give each of scope, as_of and source: said once in the
+    header, and on a fact's line only where it differs."""
+    found = {}
+    for name in FIELDS:
+        counts: dict[str, int] = {}
+        for fact in facts:
+            value = fact.fields.get(name, "") or "-"
+            counts[value] = counts.get(value, 0) + 1
+        found[name] = max(sorted(counts), key=counts.get) if counts else "-"
+    return found
+
+
+def member_line(fact, folder: str = "", usual_fields: dict | None = None) -> str:
+    """One line a reader judges from: the fact's path, its title (left out when the slug
+    spells its words), its scope, as_of and source where they differ from the usual
+    ones, and the numbers and names its body adds. `folder` is left off the path: the
+    header names it once."""
+    from ..store.shapes import slugify
+
+    path = (
+        fact.relpath[len(folder) :] if folder and fact.relpath.startswith(folder) else fact.relpath
+    )
+    path = path[:-3] if path.endswith(".md") else path
+    parts = [path]
+    if slugify(fact.title, 10**6) != path.rsplit("/", 1)[-1]:
+        parts.append(shown(fact, fact.title))
+    for name in FIELDS:
+        value = fact.fields.get(name, "") or "-"
+        if usual_fields is None or value != usual_fields[name]:
+            parts.append(f"{name}: {shown(fact, value)}")
+    title = fact.title.lower()
+    values = [value for value in sorted(fact.values) if value not in title][:MAX_VALUES]
+    if values:
+        parts.append(", ".join(values))
+    names = [name for name in names_of(fact) if name.lower() not in title]
+    if names:
+        parts.append(shown(fact, ", ".join(names)))
+    return "  " + " | ".join(parts)
+
+
+def as_text(groups: list[Group], facts: list, folder: str = "") -> str:
+    """Every fact, one line each: the groups first, then the facts no heuristic grouped.
+    The reader, not a word list, decides what is a duplicate or a contradiction."""
+    if not facts:
+        return "eco-mem review --tidy: no facts"
+    where = f" in {folder}" if folder else ""
+    common = usual(facts)
+    said = ", ".join(f"{name} {shown(facts[0], common[name])}" for name in FIELDS)
     lines = [
-        f"eco-mem review --tidy: {len(groups)} group(s) of facts that may be about one thing."
-        " Compare each group's rows; open an entry only to decide. Every change (deletes"
-        " included) is the user's call: ask before revise or forget."
+        f"eco-mem review --tidy: {len(facts)} facts{where}, one a line: slug | title (unless"
+        f" the slug spells it) | scope, as_of, source where not the usual ({said}) | the"
+        f" numbers and names the body adds. {len(groups)} group(s) may be about one thing."
+        " Judge duplicates and contradictions from these lines; open an entry only to"
+        " decide. Every change (deletes included) is the user's call: ask before revise"
+        " or forget."
     ]
+    grouped = set()
     for number, group in enumerate(groups, 1):
         joined = "; ".join(reason(group, why) for why in group.why[:3]) or "-"
         lines.append(f"group {number} ({len(group.facts)} facts; shared: {joined})")
-        lines += [member_line(fact) for fact in group.facts[:MAX_GROUP]]
-        if len(group.facts) > MAX_GROUP:
-            lines.append(f"  {len(group.facts) - MAX_GROUP} more in this group: `review --json`")
+        lines += [member_line(fact, folder, common) for fact in group.facts]
+        grouped.update(id(fact) for fact in group.facts)
+    rest = sorted((fact for fact in facts if id(fact) not in grouped), key=lambda f: f.relpath)
+    if rest:
+        lines.append(f"not grouped ({len(rest)} facts)")
+        lines += [member_line(fact, folder, common) for fact in rest]
     return "\n".join(lines)
 
 
@@ -144,19 +213,23 @@ def reason(group: Group, why: str) -> str:
     return shown(group.facts[0], why)
 
 
+def as_dict(fact) -> dict:
+    return {
+        "path": fact.relpath,
+        "title": shown(fact, fact.title),
+        "scope": shown(fact, fact.fields.get("scope", "")),
+        "as_of": fact.fields.get("as_of", ""),
+        "source": fact.fields.get("source", ""),
+        "values": sorted(fact.values),
+        "names": [shown(fact, name) for name in names_of(fact)],
+    }
+
+
 def as_dicts(groups: list[Group]) -> list[dict]:
     return [
         {
             "shared": [reason(group, why) for why in group.why],
-            "facts": [
-                {
-                    "path": fact.relpath,
-                    "title": shown(fact, fact.title),
-                    "scope": shown(fact, fact.fields.get("scope", "")),
-                    "values": sorted(fact.values),
-                }
-                for fact in group.facts
-            ],
+            "facts": [as_dict(fact) for fact in group.facts],
         }
         for group in groups
     ]

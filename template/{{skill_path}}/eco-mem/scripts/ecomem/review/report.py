@@ -77,7 +77,10 @@ def verdict(facts: dict) -> str:
     return f"eco-mem review: {found} finding(s) ({kinds}); {entries} entries, {load}"
 
 
-def as_text(items: list[Item], facts: dict, suggest_cites: bool = False) -> str:
+def as_text(
+    items: list[Item], facts: dict, suggest_cites: bool = False, candidates: tuple = ()
+) -> str:
+    """One line per finding, the rule candidates, then the summary line, always last."""
     lines = []
     for item, members in grouped(items, ("uncited",) if suggest_cites else ()):
         if len(members) > 1:
@@ -88,7 +91,8 @@ def as_text(items: list[Item], facts: dict, suggest_cites: bool = False) -> str:
                 f"{item.kind}: {', '.join(item.entries)}: {item.message}"
                 f" (acts on it: {item.command})"
             )
-    return "\n".join([*lines, verdict(facts)])
+    told = candidates_text(list(candidates))
+    return "\n".join([*lines, *([told.rstrip("\n")] if told else []), verdict(facts)])
 
 
 def escape(value: str) -> str:
@@ -135,4 +139,30 @@ def as_markdown(
         out.append(
             f"- {entries}: {escape(item.message)}. Acts on it: {code('mem ' + item.command)}"
         )
+    return "\n".join(out) + "\n"
+
+
+CANDIDATES = (
+    "rules to confirm: no row is marked [always] yet, and these facts read like rules"
+    " every change follows. Ask the user which are; each command marks one, so find"
+    " prints it whatever the task's words:"
+)
+
+
+def candidates_text(items: list[Item]) -> str:
+    """The rule candidates after the report, one line each; "" when there are none."""
+    if not items:
+        return ""
+    lines = [CANDIDATES]
+    lines += [f"- {', '.join(item.entries)}: {item.message} ({item.command})" for item in items]
+    return "\n".join(lines) + "\n"
+
+
+def candidates_markdown(items: list[Item], mem: str) -> str:
+    if not items:
+        return ""
+    out = ["", "### rules to confirm", "", escape(CANDIDATES), ""]
+    for item in items:
+        entries = ", ".join(code(entry) for entry in item.entries)
+        out.append(f"- {entries}: {escape(item.message)}. {code('mem ' + item.command)}")
     return "\n".join(out) + "\n"

@@ -10,6 +10,7 @@ import re
 
 from ..store.fields import read_fields
 from ..text.cites import cite_lines
+from ..text.words import GRAMMAR, stem
 from . import synonyms
 
 # A value a fact states: a number, a version or a date (port 8000, 3.11, a v-prefixed release, 2026-01-02).
@@ -63,16 +64,15 @@ NEGATIONS = frozenset(
     ]
 )
 # Words that carry no subject and no polarity: grammar, modality, quantity.
-STOPWORDS = frozenset(
+# The grammar words find drops too (text/words.py), and more that say how, not what.
+STOPWORDS = GRAMMAR | frozenset(
     """
-    a an and are as at be been by do does for from has have how i in into is it its of
-    on or our so than that the their them then there these they this those to was we
-    were what when where which who why will with you your us me my may can could must
-    should shall would might always allowed enabled enable true yes every each all any
-    only just also some more most very here now one's it's
+    been has have into its so than that their them then there these they this those
+    were will you your us me my may can could must should shall would might always
+    allowed enabled enable true yes every each all any only just also some more most
+    very here now one's it's
     """.split()  # noqa: SIM905 - a word list reads best as words
 )
-SUFFIXES = ("ings", "ions", "ing", "ion", "ers", "ies", "er", "es", "ed", "ly", "s", "e")
 FENCE = ("```", "~~~")
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 CODE_SPAN = re.compile(r"`([^`]+)`")
@@ -104,21 +104,6 @@ def without_links(line: str) -> str:
         kept += [line[last:start], " "]
         last = end
     return "".join(kept) + line[last:] if kept else line
-
-
-_STEMS: dict[str, str] = {}  # memory repeats its words: each is stemmed once per run
-
-
-def stem(word: str) -> str:
-    found = _STEMS.get(word)
-    if found is None:
-        found = word
-        for suffix in SUFFIXES:
-            if len(word) > len(suffix) + 2 and word.endswith(suffix):
-                found = word[: -len(suffix)]
-                break
-        _STEMS[word] = found
-    return found
 
 
 def _phrase_pattern():

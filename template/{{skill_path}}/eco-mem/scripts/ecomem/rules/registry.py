@@ -18,6 +18,7 @@ from ..store.load import Drawer, Store
 from ..text import injection
 from ..text.textfile import decode
 from . import personal_data, secret_shapes, transcripts
+from .always_budget import check_always_budget
 from .caps import check_caps
 from .drift import check_drift
 from .episodic import check_episodic
@@ -40,6 +41,7 @@ KIND_RULES = {
 # only theirs.
 STORE_RULES = (
     lambda store, touched: check_caps(store),
+    lambda store, touched: check_always_budget(store, each_row=touched is not None),
     lambda store, touched: _cites(store, touched),
 )
 

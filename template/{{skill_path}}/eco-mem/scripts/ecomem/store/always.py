@@ -166,3 +166,18 @@ def marked_rows(root, memory_dir: str, paths: list[str], unreviewed=None) -> lis
             if applies(mark[0], paths):
                 found.append(MarkedRow(mark[1], where, relpath, line))
     return found
+
+
+def scope_folder(scope: str) -> str | None:
+    """The folder a path-like scope names (`packages/web/**`, `packages/web/`), else None:
+    `repo` or `database` name no folder."""
+    from ..paths import escapes  # only for a scope: the session digest never asks
+
+    value = scope.strip().strip("`")
+    for tail in ("/**", "/*", "/"):
+        if value.endswith(tail):
+            value = value[: -len(tail)]
+            break
+    if "/" not in scope or not value or escapes(value) or any(c in value for c in "*?["):
+        return None
+    return posixpath.normpath(value)

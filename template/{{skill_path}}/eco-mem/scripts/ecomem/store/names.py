@@ -18,8 +18,9 @@ WITHHELD = "[withheld: file name is not a slug]"
 STORE_WITHHELD = "[withheld: package path is not plain]"  # stores.is_store_package
 _SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _PLAIN_CHARS = _SLUG_CHARS | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_.")
-# The longest slug: shapes.SLUG_LENGTH after an episode's `YYYY-MM-DD-` (not imported:
-# shapes loads `re`, which the session digest, a reader of desk names, never needs).
+# The longest slug a store may hold: the 60 characters an earlier release made (new ones
+# are shapes.SLUG_LENGTH, shorter) after an episode's `YYYY-MM-DD-` (not imported: shapes
+# loads `re`, which the session digest, a reader of desk names, never needs).
 LONGEST = 60 + len("YYYY-MM-DD-")
 # Names that are not slugs but that the store and git put there, printed as they are.
 KNOWN = frozenset(

@@ -13,15 +13,26 @@ from .. import protocol
 from ..text.cites import cite_lines
 from .fields import read_fields
 
-SLUG_LENGTH = 60
+# The longest name a command gives a new entry; stores/names.py still reads the 60 an
+# earlier release allowed. A slug is typed and read on every find line: a title's key
+# words say what the entry is in fewer bytes than the whole title.
+SLUG_LENGTH = 40
 
 
-def slugify(title: str) -> str:
-    """ASCII kebab case: "Staging Postgres: port 6543" gives staging-postgres-port-6543."""
+def slugify(title: str, length: int = SLUG_LENGTH) -> str:
+    """ASCII kebab case: "Staging Postgres: port 6543" gives staging-postgres-port-6543.
+    A title too long for `length` keeps its key words (the grammar words dropped, the
+    order kept), cut at a word's end."""
     plain = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")
-    if len(slug) > SLUG_LENGTH:
-        slug = slug[:SLUG_LENGTH].rsplit("-", 1)[0]
+    words = re.findall(r"[a-z0-9]+", plain.lower())
+    slug = "-".join(words)
+    if len(slug) > length:
+        from ..text.words import GRAMMAR
+
+        slug = "-".join(word for word in words if word not in GRAMMAR) or slug
+    if len(slug) > length:
+        cut = slug[: length + 1].rsplit("-", 1)[0]  # a whole last word, when one fits
+        slug = cut if cut and len(cut) <= length else slug[:length].rstrip("-")
     return slug
 
 
