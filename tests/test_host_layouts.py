@@ -20,6 +20,7 @@ from .helpers import (
     init_repo,
     run_ops,
     run_script,
+    snapshot_template,
     work_tree_bytes,
 )
 
@@ -285,6 +286,33 @@ def test_every_installed_file_reaches_git_whatever_the_host_ignores(
     assert git(host, "status", "--porcelain", "--", ".agents/memory/working") == ""
     verify = run_script(host, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
+    commit_all(host, "a desk")
+    upgraded = run_ops(host, "upgrade")  # already at the newest release: says so, no crash
+    assert_no_traceback(upgraded)
+    assert "internal error" not in upgraded.stdout + upgraded.stderr
+
+
+def test_an_upgrade_where_git_ignores_an_eco_mem_path_is_one_line_naming_track(
+    tmp_path: Path,
+) -> None:
+    template = snapshot_template(tmp_path / "template", "v0.0.1")
+    host = init_repo(tmp_path / "host")
+    done = copy_cli(template, host)
+    assert done.returncode == 0, done.stdout + done.stderr
+    commit_all(host, "install")
+    snapshot_template(template, "v0.0.2", mutate=lambda repo: None)  # a release to move to
+    # A rule added after the install, deeper than track's re-includes: git now ignores
+    # the team's facts, and copier update would take them for deleted files.
+    build_files(host, {".agents/memory/semantic/.gitignore": "*\n"})
+    git(host, "add", "-f", ".agents/memory/semantic/.gitignore")
+    git(host, "commit", "-q", "-m", "hide facts")
+
+    upgraded = run_ops(host, "upgrade")
+
+    said = upgraded.stdout + upgraded.stderr
+    assert upgraded.returncode == 2 and "internal error" not in said, said
+    assert_no_traceback(upgraded)
+    assert "python3 .agents/skills/eco-mem/scripts/eco_mem.py track" in said, said
 
 
 def test_commands_work_from_a_package_folder(template_repo: Path, tmp_path: Path) -> None:

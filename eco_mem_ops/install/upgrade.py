@@ -241,7 +241,7 @@ def ignored_install(root: Path) -> str:
     path, hide = sorted(hidden.items())[0]
     return (
         f"git ignores {len(hidden)} eco-mem path(s), {path} among them ({hide}), and"
-        f" copier update would take them for deleted files; run `{tracking.TRACK_COMMAND}`,"
+        f" copier update would take them for deleted files; run `{tracking.track_command()}`,"
         " commit, then upgrade"
     )
 
