@@ -399,7 +399,10 @@ def run(
     repos = found[: settings.limit]
     # A canary wave: the rest are not rows (they were not looked at), only counted.
     held = len(found) - len(repos)
-    commit = commit._replace(msg=msg() if callable(msg) else msg)
+    subject = msg() if callable(msg) else msg
+    # A host's changelog check may take a skip word in the pull request's title: the
+    # pull-request push modules title it with the commit's subject.
+    commit = commit._replace(msg=" ".join(filter(None, (subject, args.title_suffix))))
     options = {
         **options,
         "host_checks": getattr(args, "host_checks", False),
@@ -457,8 +460,15 @@ def run(
 
 
 def add_output_args(parser: argparse.ArgumentParser) -> None:
-    """--report, --diff, --log and the host-check switches, shared by install and upgrade."""
+    """--report, --diff, --log, the host-check switches and --title-suffix, shared by
+    install and upgrade."""
     host_checks.add_host_check_args(parser)
+    parser.add_argument(
+        "--title-suffix",
+        metavar="TEXT",
+        help="add TEXT to the commit's subject, which the pull-request push modules make"
+        " the pull request's title: a changelog check's skip word, e.g. '[skip changelog]'",
+    )
     parser.add_argument(
         "--report", metavar="FILE", help="also write one JSON object per repository"
     )

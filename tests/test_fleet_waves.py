@@ -193,3 +193,15 @@ def test_the_local_clone_keeps_the_origins_other_branches_for_the_next_scratch_c
     git(tmp_path, "clone", "-q", str(clone), str(scratch))
     assert git(scratch, "cat-file", "-t", feature) == "commit\n"
     assert git(clone, "branch", "--list") == "* master\n"  # no branch of ours shows
+
+
+def test_a_title_suffix_reaches_the_commit_a_pull_request_is_titled_by(
+    template: Path, tmp_path: Path
+) -> None:
+    origins, config = fleet_of(tmp_path, ("a",))
+
+    result, rows = install(template, tmp_path, config, "--title-suffix", "[skip changelog]")
+
+    assert result.returncode == 0 and rows["a"]["pushed"], result.stdout + result.stderr
+    subjects = git(origins["a"], "log", "--format=%s", "master").splitlines()
+    assert "Install eco-mem v2.0.0 [skip changelog]" in subjects, subjects
