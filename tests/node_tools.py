@@ -39,21 +39,22 @@ def pinned_packages() -> list[str]:
     return [word for word in install_line()[4:] if not word.startswith("-")]
 
 
-def installed(spec: str) -> bool:
-    """Whether `spec` (NAME@VERSION, or ALIAS@npm:NAME@VERSION) is in .ci/node-tools at
-    that version."""
+def installed(spec: str, tools: Path = NODE_TOOLS) -> bool:
+    """Whether `spec` (NAME@VERSION, or ALIAS@npm:NAME@VERSION) is in `tools` at that
+    version."""
     name, version = spec.rsplit("@", 1)
     name = name.split("@npm:", 1)[0]
     try:
-        meta = json.loads((NODE_TOOLS / "node_modules" / name / "package.json").read_text())
+        meta = json.loads((tools / "node_modules" / name / "package.json").read_text())
     except (OSError, ValueError):
         return False
     return meta.get("version") == version
 
 
-def missing_or_skip() -> None:
-    """Install the pinned tools when any is missing; skip (fail under CI) without npm."""
-    if all(installed(spec) for spec in pinned_packages()):
+def missing_or_skip(tools: Path = NODE_TOOLS) -> None:
+    """Install the pinned tools into `tools` when any is missing; skip (fail under CI)
+    without npm."""
+    if all(installed(spec, tools) for spec in pinned_packages()):
         return
     if shutil.which("npm") is None:
         reason = (
@@ -62,14 +63,15 @@ def missing_or_skip() -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(reason + "; CI must not skip them")
         pytest.skip(reason)
-    NODE_TOOLS.mkdir(parents=True, exist_ok=True)
+    tools.mkdir(parents=True, exist_ok=True)
     # pytest-xdist workers may all get here: one installs, the others wait for it.
-    with open(NODE_TOOLS.parent / "node-tools.lock", "w") as lock:
+    with open(tools.parent / "node-tools.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if all(installed(spec) for spec in pinned_packages()):
+        if all(installed(spec, tools) for spec in pinned_packages()):
             return
+        command = [str(tools) if word == ".ci/node-tools" else word for word in install_line()]
         done = subprocess.run(
-            install_line(), cwd=PROJECT, capture_output=True, text=True, stdin=subprocess.DEVNULL
+            command, cwd=PROJECT, capture_output=True, text=True, stdin=subprocess.DEVNULL
         )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]

@@ -31,7 +31,7 @@ from .helpers import (
     run_ops,
     run_script,
 )
-from .node_tools import node_tool, package_script
+from .node_tools import missing_or_skip, node_tool, package_script, pinned_packages
 
 # What no shape of ours can satisfy, said in docs/install.md#host-tools-that-scan-everything:
 # Biome indents JSON with tabs where prettier and oxfmt want two spaces, and the
@@ -218,3 +218,20 @@ def test_an_answers_file_whose_commit_is_all_digits_passes_prettier(tmp_path: Pa
     )
     done = run(tmp_path, node_tool("prettier"), "--check", ".copier-answers.eco-mem.yml")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_tests_bring_the_npm_tools_or_say_why_and_ci_never_skips(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh clone has no .ci/node-tools: the tests install .ci/run's pinned line
+    themselves. Without npm they skip with the reason, and under CI they fail instead."""
+    names = {spec.rsplit("@", 1)[0].split("@npm:")[0] for spec in pinned_packages()}
+    assert {"prettier", "prettier-3.3.3", "oxfmt", "@biomejs/biome", "markdownlint-cli2"} <= names
+    empty = tmp_path / "node-tools"
+    monkeypatch.setenv("PATH", str(tmp_path))  # no npm on it
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception, match="npm is not installed"):
+        missing_or_skip(empty)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must not skip them"):
+        missing_or_skip(empty)
