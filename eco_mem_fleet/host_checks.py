@@ -9,8 +9,9 @@ and the first lines of what it said.
 Only checks that run offline are run. pre-commit runs when every hook needs no
 environment (`repo: local` or `meta` with language `system`, `fail`, `pygrep`,
 `script` or their new names) or its environment is already in pre-commit's
-cache; otherwise it is not run, and the row says so ("pre-commit not run: hooks
-not cached"), unless the operator passed --host-checks-may-download. A
+cache; otherwise it is not run, and the repository is "unchecked" ("unchecked:
+pre-commit not run: hooks not cached"): pushed, never called ok, unless the
+operator passed --host-checks-may-download. A
 package.json script (`lint`, `format:check`) is never run: it runs whatever
 node_modules holds, and installing that is a download and arbitrary code.
 
@@ -185,7 +186,7 @@ def pre_commit(
         return None
     program = pre_commit_program()
     if program is None:
-        return not_run("pre-commit not installed (pip install pre-commit, in the fleet's venv)")
+        return not_run("pre-commit not installed (the fleet extra installs it)")
     try:
         config = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
         if not isinstance(config, dict):
