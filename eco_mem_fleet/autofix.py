@@ -187,22 +187,23 @@ def check_fix(job: Job) -> None:
 
 
 def would_get() -> str:
-    """What the staged result does to the repository, in a few words: "adds 124 files
-    (.agents/ 122, ...), changes AGENTS.md, .gitignore"."""
+    """What the staged result does to the repository, in a few words: "adds N files
+    (.agents/ N, AGENTS.md, ...), changes .gitignore"."""
     listed = _git("diff", "--name-status", "--no-renames", "-z", "origin/HEAD", check=False)
     fields = listed.stdout.split("\0")
     changes = list(zip(fields[0::2], fields[1::2]))
     added = [path for kind, path in changes if kind == "A"]
     changed = [path for kind, path in changes if kind == "M"]
     removed = [path for kind, path in changes if kind == "D"]
-    tops: dict[str, int] = {}
+    folders: dict[str, int] = {}
     for path in added:
-        top = path.split("/")[0] + ("/" if "/" in path else "")
-        tops[top] = tops.get(top, 0) + 1
-    said = []
-    if added:
-        where = ", ".join(f"{top} {count}" for top, count in sorted(tops.items()))
-        said.append(f"adds {len(added)} files ({where})")
+        if "/" in path:
+            top = path.split("/")[0] + "/"
+            folders[top] = folders.get(top, 0) + 1
+    # Folders by their count, files at the root by name: "(.agents/ 119, AGENTS.md)".
+    parts = [f"{top} {count}" for top, count in sorted(folders.items())]
+    parts += sorted(path for path in added if "/" not in path)
+    said = [f"adds {len(added)} files ({', '.join(parts)})"] if added else []
     for verb, paths in (("changes", changed), ("removes", removed)):
         if paths:
             more = f" and {len(paths) - SHOWN_PATHS} more" if len(paths) > SHOWN_PATHS else ""
