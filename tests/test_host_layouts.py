@@ -78,6 +78,14 @@ def vercel_ai(host: Path) -> str:
 LINKED = {"claude-skills-to-agents": claude_to_agents, "vercel-ai": vercel_ai}
 
 
+def upgrade_says_it_in_lines(host: Path) -> None:
+    """`ops.py upgrade` on a committed layout: whatever it says, never a traceback or
+    an internal error (the class an AttributeError at upgrade.py:244 belonged to)."""
+    upgraded = run_ops(host, "upgrade")
+    assert_no_traceback(upgraded)
+    assert "internal error" not in upgraded.stdout + upgraded.stderr, upgraded.stderr
+
+
 @pytest.mark.parametrize("layout", LINKED, ids=list(LINKED))
 def test_linked_skill_folders_install_once_inside_the_repository(
     template_repo: Path, tmp_path: Path, layout: str
@@ -126,6 +134,7 @@ def test_linked_skill_folders_install_once_inside_the_repository(
     assert updated.returncode == 0, updated.stdout + updated.stderr
     assert git(host, "status", "--porcelain") == ""
     assert outer_bytes(outer, host) == before
+    upgrade_says_it_in_lines(host)
 
 
 def test_a_recorded_install_through_a_link_keeps_working(
@@ -149,6 +158,8 @@ def test_a_recorded_install_through_a_link_keeps_working(
     assert again.returncode == 0, again.stdout + again.stderr
     assert outer_bytes(outer, host) == before
     assert not (host / "skills/eco-mem/eco-mem").exists()
+    commit_all(host, "copied again")
+    upgrade_says_it_in_lines(host)
 
 
 @pytest.mark.parametrize(
@@ -287,9 +298,7 @@ def test_every_installed_file_reaches_git_whatever_the_host_ignores(
     verify = run_script(host, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
     commit_all(host, "a desk")
-    upgraded = run_ops(host, "upgrade")  # already at the newest release: says so, no crash
-    assert_no_traceback(upgraded)
-    assert "internal error" not in upgraded.stdout + upgraded.stderr
+    upgrade_says_it_in_lines(host)
 
 
 def test_an_upgrade_where_git_ignores_an_eco_mem_path_is_one_line_naming_track(
