@@ -235,3 +235,25 @@ def test_the_tests_bring_the_npm_tools_or_say_why_and_ci_never_skips(
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI must not skip them"):
         missing_or_skip(empty)
+
+
+def test_a_block_written_before_the_end_marker_blank_line_is_rewritten_by_blocks(
+    host: Path, tmp_path: Path
+) -> None:
+    """Hosts installed before carry blocks with no blank line before the end marker;
+    `ops.py blocks` (every update runs it) rewrites them to the shape prettier keeps."""
+    copy = tmp_path / "host"
+    shutil.copytree(host, copy, symlinks=True)
+    end = "<!-- eco-mem:end -->"
+    current = {
+        name: (copy / name).read_text(encoding="utf-8") for name in ("AGENTS.md", "CLAUDE.md")
+    }
+    for name, text in current.items():
+        assert f"\n\n{end}" in text, name
+        (copy / name).write_text(text.replace(f"\n\n{end}", f"\n{end}"), encoding="utf-8")
+
+    done = run_ops(copy, "blocks")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name, text in current.items():
+        assert (copy / name).read_text(encoding="utf-8") == text, name
