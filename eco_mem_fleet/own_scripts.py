@@ -157,7 +157,8 @@ def unreleased(answers: dict, releases: Releases) -> str:
         return ""
     return (
         f"refused: _commit {str(commit)!r} names no release of the template, and only"
-        " releases are rendered; nothing of it was fetched"
+        " releases are rendered; nothing of it was fetched (an install from an untagged"
+        " commit: `ops.py upgrade` in a clone names the command that moves it)"
     )
 
 
