@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import dataclasses
 import functools
+import io
 import os
 import subprocess
 import sys
@@ -66,6 +67,22 @@ class Job:
 def one_line(error: BaseException) -> str:
     lines = [line for line in str(error).strip().splitlines() if line.strip()]
     return f"{type(error).__name__}: {lines[-1] if lines else ''}".rstrip(": ")
+
+
+# Where git says why it failed: its own verdicts and the origin's words (a hook's message).
+GIT_VERDICT = ("fatal:", "error:", "remote:", " ! [")
+
+
+def git_said(stderr: str, fallback: str) -> str:
+    """The lines of git's stderr that say why, joined by " | ": the origin's words and
+    git's fatal/error lines, not the hint under them ("and the repository exists.")."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    told = [
+        line.removeprefix("remote:").strip()
+        for line in stderr.splitlines()
+        if line.startswith(GIT_VERDICT) and line.removeprefix("remote:").strip()
+    ]
+    return " | ".join(told[:3]) if told else (lines[-1] if lines else fallback)
 
 
 def _git(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -114,8 +131,8 @@ def apply_fix(job: Job) -> None:
         outcome = job.fixer(job, repo)
     except Exception as error:  # the repo fails; the fleet goes on
         outcome = Outcome(repo, job.action, result="failed", message=one_line(error))
+        discard_changes()  # first: a failed install's render must not read as installed
         outcome.before, outcome.after = _versions(job)
-        discard_changes()
     if outcome.result in ("installed", "upgraded"):
         host_checks_pass(outcome, job)
     # The same test all-repos makes next: no difference means no commit, no push.
@@ -140,11 +157,12 @@ def host_checks_pass(outcome: Outcome, job: Job) -> None:
         tree = _git("write-tree").stdout.strip()
         base = _git("rev-parse", "origin/HEAD").stdout.strip()
     if checked:
-        failed, note = token_free.recorded_verdict(checked, outcome.repo, tree, base)
+        failed, note, status = token_free.recorded_verdict(checked, outcome.repo, tree, base)
     else:
-        failed, note = _run_host_checks(job)
+        failed, note, status = _run_host_checks(job)
     if recording:
-        token_free.record_verdict(recording, outcome.repo, tree, base, failed, note)
+        token_free.record_verdict(recording, outcome.repo, tree, base, failed, note, status)
+    outcome.checks = status
     if failed:
         outcome.result, outcome.message = "failed", failed
         discard_changes()
@@ -152,18 +170,22 @@ def host_checks_pass(outcome: Outcome, job: Job) -> None:
     outcome.message = "; ".join(filter(None, (outcome.message, note)))
 
 
-def _run_host_checks(job: Job) -> tuple[str, str]:
-    """(the first failing check's note or "", the passing checks' notes)."""
+def _run_host_checks(job: Job) -> tuple[str, str, str]:
+    """(the first failing check's note or "", the passing checks' notes, and the row's
+    checks field: "failed", "unchecked" when a check was asked for and did not run, else
+    "passed", or "" when none was asked for)."""
     try:
         checks = host_checks.checked(Path("."), job.options)
     except Exception as error:
         checks = [host_checks.Check("host checks", False, one_line(error))]
-    notes = []
+    notes, status = [], "passed" if checks else ""
     for check in checks:
         if not check.ok:
-            return check.note(), ""
+            return check.note(), "", "failed"
         notes.append(check.note())
-    return "", "; ".join(filter(None, notes))
+        if not check.ran:
+            status = "unchecked"
+    return "", "; ".join(filter(None, notes)), status
 
 
 def _versions(job: Job) -> tuple[str, str]:
@@ -184,17 +206,71 @@ def check_fix(job: Job) -> None:
         return
     outcome = job.ledger.read(_repo(job))
     if outcome is not None:
-        outcome.message = f"would be {outcome.result}; --dry-run pushes nothing"
+        said = "; ".join(filter(None, (would_get(), outcome.message)))
+        outcome.message = f"would be {outcome.result} ({said}); --dry-run pushes nothing"
         outcome.result = "dry-run"
         job.ledger.finish(outcome)
 
 
+def would_get() -> str:
+    """What the staged result does to the repository, in a few words: "adds N files
+    (.agents/ N, AGENTS.md, ...), changes .gitignore"."""
+    listed = _git("diff", "--name-status", "--no-renames", "-z", "origin/HEAD", check=False)
+    fields = listed.stdout.split("\0")
+    changes = list(zip(fields[0::2], fields[1::2]))
+    added = [path for kind, path in changes if kind == "A"]
+    changed = [path for kind, path in changes if kind == "M"]
+    removed = [path for kind, path in changes if kind == "D"]
+    folders: dict[str, int] = {}
+    for path in added:
+        if "/" in path:
+            top = path.split("/")[0] + "/"
+            folders[top] = folders.get(top, 0) + 1
+    # Folders by their count, files at the root by name: "(.agents/ 119, AGENTS.md)".
+    parts = [f"{top} {count}" for top, count in sorted(folders.items())]
+    parts += sorted(path for path in added if "/" not in path)
+    said = [f"adds {len(added)} files ({', '.join(parts)})"] if added else []
+    for verb, paths in (("changes", changed), ("removes", removed)):
+        if paths:
+            more = f" and {len(paths) - SHOWN_PATHS} more" if len(paths) > SHOWN_PATHS else ""
+            said.append(f"{verb} {', '.join(paths[:SHOWN_PATHS])}{more}")
+    return ", ".join(said)
+
+
+SHOWN_PATHS = 5  # changed files a dry-run row names before "and N more"
+
+
+@contextlib.contextmanager
+def stderr_caught(caught: io.StringIO) -> Iterator[None]:
+    """File descriptor 2 (what git and all-repos print) into `caught` for the block, then
+    on to where it went before (the log): the origin's refusal is read there."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as scratch:
+        os.dup2(scratch.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            scratch.seek(0)
+            caught.write(scratch.read().decode("utf-8", "replace"))
+            sys.stderr.write(caught.getvalue())
+            sys.stderr.flush()
+
+
 def push(job: Job, push_module: Callable[[Any, str], None], settings: Any, branch: str) -> None:
     outcome = job.ledger.read(_repo(job)) or Outcome(_repo(job), job.action)
+    said = io.StringIO()
     try:
-        push_module(settings, branch)
+        with stderr_caught(said):
+            push_module(settings, branch)
     except Exception as error:
-        outcome.result, outcome.message = "failed", f"push failed: {one_line(error)}"
+        # git push's CalledProcessError names only the command: the why is what the
+        # origin printed (a protected branch, a hook's message).
+        why = git_said(said.getvalue(), "") or one_line(error)
+        outcome.result, outcome.message = "failed", f"push failed: {why}"
         job.ledger.finish(outcome)
         raise
     if getattr(push_module, "__module__", "") == "all_repos.push.readonly":
@@ -213,13 +289,13 @@ def refresh(path: str) -> str:
     branch = _git("-C", path, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
     fetched = _git("-C", path, "fetch", "--quiet", "--prune", "origin", check=False)
     if branch.returncode != 0 or fetched.returncode != 0:
-        last = (fetched.stderr.strip().splitlines() or ["no branch checked out"])[-1]
-        return f"its clone cannot be brought up to date ({last}); nothing done"
+        said = git_said(fetched.stderr, "no branch checked out")
+        return f"its clone cannot be brought up to date ({said}); nothing done"
     name = branch.stdout.strip()
     reset = _git("-C", path, "reset", "--quiet", "--hard", f"origin/{name}", check=False)
     if reset.returncode != 0:
-        last = (reset.stderr.strip().splitlines() or [f"no origin/{name}"])[-1]
-        return f"its clone cannot be brought up to date ({last}); nothing done"
+        said = git_said(reset.stderr, f"no origin/{name}")
+        return f"its clone cannot be brought up to date ({said}); nothing done"
     return ""
 
 
@@ -250,7 +326,8 @@ def fix_one(repo: str, *, job: Job, **fix_args: Any) -> None:
     name = job.names.get(repo, repo)
     keep_branches(repo)
     try:
-        autofix_lib._fix_inner(repo, **fix_args)
+        with diffs_as_stat(not job.options.get("log_diffs")):
+            autofix_lib._fix_inner(repo, **fix_args)
     except Exception as error:
         recorded = job.ledger.read(name)
         if recorded is not None and recorded.final:
@@ -262,6 +339,29 @@ def fix_one(repo: str, *, job: Job, **fix_args: Any) -> None:
         else:
             outcome.message = f"all-repos: {one_line(error)} (see the log)"
         job.ledger.finish(outcome)
+
+
+@contextlib.contextmanager
+def diffs_as_stat(shorten: bool) -> Iterator[None]:
+    """all-repos prints `git diff origin/HEAD --exit-code` into the log: for an install,
+    the whole skill, about 17,000 lines per repository. Unless the operator asked for
+    the diffs, it runs with --stat instead (same exit status, one line per file).
+    `autofix_lib.run` is the function `_fix_inner` calls each command through."""
+    if not shorten:
+        yield
+        return
+    original = autofix_lib.run
+
+    def run(*command: str, **kwargs: Any) -> subprocess.CompletedProcess:
+        if command[:2] == ("git", "diff"):
+            command = (*command[:2], "--stat", *command[2:])
+        return original(*command, **kwargs)
+
+    autofix_lib.run = run
+    try:
+        yield
+    finally:
+        autofix_lib.run = original
 
 
 def fix_each(repos: list[str], job: Job, **fix_args: Any) -> None:
@@ -351,13 +451,17 @@ def run(
     repos = found[: settings.limit]
     # A canary wave: the rest are not rows (they were not looked at), only counted.
     held = len(found) - len(repos)
-    commit = commit._replace(msg=msg() if callable(msg) else msg)
+    subject = msg() if callable(msg) else msg
+    # A host's changelog check may take a skip word in the pull request's title: the
+    # pull-request push modules title it with the commit's subject.
+    commit = commit._replace(msg=" ".join(filter(None, (subject, args.title_suffix))))
     options = {
         **options,
         # Outside the checks phase a repository's code never runs (token_free.py).
         "host_checks": bool(phase),
         "record": phase,
         "may_download": getattr(args, "host_checks_may_download", False),
+        "log_diffs": args.log_diffs or args.diff or args.interactive,
     }
     if phase:  # the checks phase records its verdicts and pushes nothing
         settings = settings._replace(dry_run=True, interactive=False)
@@ -414,9 +518,16 @@ def run(
 
 
 def add_output_args(parser: argparse.ArgumentParser) -> None:
-    """--report, --diff, --log and the host-check switches, shared by install and upgrade."""
+    """--report, --diff, --log, the host-check switches and --title-suffix, shared by
+    install and upgrade."""
     host_checks.add_host_check_args(parser)
     token_free.add_phase_arg(parser)
+    parser.add_argument(
+        "--title-suffix",
+        metavar="TEXT",
+        help="add TEXT to the commit's subject, which the pull-request push modules make"
+        " the pull request's title: a changelog check's skip word, e.g. '[skip changelog]'",
+    )
     parser.add_argument(
         "--report", metavar="FILE", help="also write one JSON object per repository"
     )
@@ -431,6 +542,12 @@ def add_output_args(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="append all-repos' log here (default: a new eco-mem-fleet-ACTION-*.log in the"
         " temp folder); the summary names it",
+    )
+    parser.add_argument(
+        "--log-diffs",
+        action="store_true",
+        help="keep each repository's whole diff in the log (an install's is about 17,000"
+        " lines); by default the log holds a --stat of it",
     )
 
 

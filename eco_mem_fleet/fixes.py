@@ -39,14 +39,28 @@ def hiding_rules(stderr: str) -> str:
     return "; ".join(dict.fromkeys(found))
 
 
-def finish_install(scripts: OwnScripts) -> str:
-    """Run the copy's tasks (`blocks`, then `track`) from the fleet's checkout of the release.
+# `ops.py blocks` says "ops.py blocks: ..." for what it left to the operator: a host file
+# it would not edit (a pre-commit config with its own exclude, a settings.json that is
+# not an object). Each such line goes into the repository's row, not only the log.
+ADVICE_LINE = re.compile(r"^ops\.py blocks: (.+)$")
+
+
+def operator_advice(said: str) -> str:
+    """What blocks left for the operator to do by hand, as one line ("" for nothing)."""
+    found = [match.group(1) for match in map(ADVICE_LINE.match, said.splitlines()) if match]
+    return "; ".join(f"to do: {line}" for line in dict.fromkeys(found))
+
+
+def finish_install(scripts: OwnScripts, outcome: Outcome) -> str:
+    """Run the copy's tasks (`blocks`, then `track`) from the fleet's checkout of the release;
+    what blocks leaves to the operator joins the row's note.
 
     Returns why the repository fails when track names a hiding rule, else "";
     any other failure raises with its last line."""
     for command in ("blocks", "track"):
         done = scripts.run(scripts.operator(), command, root=".")
         sys.stdout.write(done.stdout + done.stderr)  # into all-repos' log for this repo
+        outcome.advice = "; ".join(filter(None, (outcome.advice, operator_advice(done.stderr))))
         if done.returncode == 0:
             continue
         rules = hiding_rules(done.stderr)
@@ -121,7 +135,7 @@ def install_one(job: Job, repo: str) -> Outcome:
         answers = read_answers(HERE) or {}
         outcome.message = refusal(HERE, answers, template)
         if not outcome.message:
-            outcome.message = finish_install(scripts)
+            outcome.message = finish_install(scripts, outcome)
     if outcome.message:
         outcome.result = "failed"
         discard_changes()
@@ -167,6 +181,7 @@ def upgrade_one(job: Job, repo: str) -> Outcome:
         )
     sys.stdout.write(upgrade.stdout + upgrade.stderr)  # into all-repos' log for this repo
     outcome.after = str((read_answers(HERE) or {}).get("_commit", target))
+    outcome.advice = operator_advice(upgrade.stdout + upgrade.stderr)
     if upgrade.returncode == 0:
         hidden = stage_everything()
         if hidden:

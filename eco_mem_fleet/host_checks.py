@@ -9,8 +9,9 @@ and the first lines of what it said.
 Only checks that run offline are run. pre-commit runs when every hook needs no
 environment (`repo: local` or `meta` with language `system`, `fail`, `pygrep`,
 `script` or their new names) or its environment is already in pre-commit's
-cache; otherwise it is not run, and the row says so ("pre-commit not run: hooks
-not cached"), unless the operator passed --host-checks-may-download. A
+cache; otherwise it is not run, and the repository is "unchecked" ("unchecked:
+pre-commit not run: hooks not cached"): pushed, never called ok, unless the
+operator passed --host-checks-may-download. A
 package.json script (`lint`, `format:check`) is never run: it runs whatever
 node_modules holds, and installing that is a download and arbitrary code.
 
@@ -49,20 +50,35 @@ class Check:
     name: str  # "pre-commit"
     ok: bool  # False: the check failed, and nothing is pushed
     output: str  # its first lines, or why it was not run
+    ran: bool = True  # False: asked for and not run; the repository is "unchecked"
 
     def note(self) -> str:
         """The row's note: empty for a check that ran and passed."""
+        if not self.ran:
+            return f"unchecked: {self.output}"
         if self.ok:
             return self.output
         return f"host check {self.name} failed: {self.output}; nothing pushed"
 
 
-def add_host_check_args(parser: argparse.ArgumentParser) -> None:
+def not_run(why: str) -> Check:
+    """A check asked for that could not run offline: not a failure, and not a pass."""
+    return Check("pre-commit", True, f"pre-commit not run: {why}", ran=False)
+
+
+def add_host_check_args(parser: argparse.ArgumentParser, status: bool = False) -> None:
     parser.add_argument(
         "--host-checks",
         action="store_true",
-        help="run each repository's own pre-commit hooks on the result before pushing, and"
-        " push only what passes: the repository's code, run as your user (fleet.md)",
+        help=(
+            "run each clone's own pre-commit hooks over the files eco-mem owns there: one"
+            " that fails is not ok, one whose hooks cannot run offline is unchecked; the"
+            " repository's code, run as your user (fleet.md)"
+            if status
+            else "run each repository's own pre-commit hooks on the result before pushing,"
+            " and push only what passes (a repository whose hooks cannot run offline is"
+            " pushed, its row unchecked): the repository's code, run as your user (fleet.md)"
+        ),
     )
     parser.add_argument(
         "--host-checks-may-download",
@@ -170,7 +186,7 @@ def pre_commit(
         return None
     program = pre_commit_program()
     if program is None:
-        return Check("pre-commit", True, "pre-commit not run: pre-commit not installed")
+        return not_run("pre-commit not installed (the fleet extra installs it)")
     try:
         config = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
         if not isinstance(config, dict):
@@ -188,7 +204,10 @@ def pre_commit(
             return Check("pre-commit", False, f"{PRE_COMMIT_CONFIG} cannot be read ({error})")
         if missing:
             shown = missing[0] if len(missing) == 1 else f"{len(missing)}, e.g. {missing[0]}"
-            return Check("pre-commit", True, f"pre-commit not run: hooks not cached ({shown})")
+            return not_run(
+                f"hooks not cached ({shown}); pre-commit install-hooks in one clone, or"
+                " --host-checks-may-download"
+            )
         if store.is_dir():
             env["PRE_COMMIT_HOME"] = str(store)  # cached environments, read where they are
         # Belt and braces: no clone, pip or npm reaches the network from here.

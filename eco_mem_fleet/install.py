@@ -28,7 +28,7 @@ from all_repos import autofix_lib
 
 from eco_mem_fleet import autofix
 from eco_mem_fleet.fixes import already_installed, install_one
-from eco_mem_fleet.releases import pinned_releases
+from eco_mem_fleet.own_scripts import fleet_release
 from eco_mem_fleet.report import Outcome
 from eco_mem_fleet.versions import UNREADABLE, read_answers, template_source, unreadable
 
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"install: {error}", file=sys.stderr)
         return 2
     # One snapshot of the releases, one commit, for the whole run (releases.py).
-    with pinned_releases("install", template, args.vcs_ref) as pinned:
+    with fleet_release("install", template, args.vcs_ref) as pinned:
         if pinned is None:
             return 2
         releases, ref = pinned

@@ -22,6 +22,7 @@ a render or the runtime.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import json
@@ -32,10 +33,11 @@ import sys
 import tarfile
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from eco_mem_fleet.clean_env import clean_environment
-from eco_mem_fleet.releases import Releases
+from eco_mem_fleet.releases import Releases, pinned_releases
 from eco_mem_fleet.versions import ANSWERS_FILE, DEFAULT_SKILL_PATH
 
 DEFAULT_MEMORY_PATH = ".agents/memory"
@@ -155,7 +157,8 @@ def unreleased(answers: dict, releases: Releases) -> str:
         return ""
     return (
         f"refused: _commit {str(commit)!r} names no release of the template, and only"
-        " releases are rendered; nothing of it was fetched"
+        " releases are rendered; nothing of it was fetched (an install from an untagged"
+        " commit: `ops.py upgrade` in a clone names the command that moves it)"
     )
 
 
@@ -204,6 +207,36 @@ def checkout_release(releases: Releases, tag: str, destination: str, env: dict[s
 
 
 RUNTIME = Path("template", "{{skill_path}}", "eco-mem", "scripts", "eco_mem.py")
+# What the fleet runs from a release's checkout (OwnScripts.operator and .runtime).
+# Releases before the fleet existed lack ops.py: every install would render, then fail.
+FLEET_NEEDS = ("ops.py", RUNTIME.as_posix())
+
+
+def unrunnable(releases: Releases, tag: str, template: str) -> str:
+    """One line refusing `tag` when its tree lacks what the fleet runs from it, else ""."""
+    missing = releases.missing(tag, FLEET_NEEDS)
+    if not missing:
+        return ""
+    return (
+        f"{tag} of {template} cannot be run by this fleet: it has no {', '.join(missing)}"
+        " (a release from before the fleet); choose a newer release with --vcs-ref, or"
+        " fetch the template's newer tags (docs/fleet.md#where-release-tags-come-from)"
+    )
+
+
+@contextlib.contextmanager
+def fleet_release(
+    program: str, template: str, wanted: str | None
+) -> Iterator[tuple[Releases, str] | None]:
+    """releases.pinned_releases, refusing up front, in one line on stderr, a release the
+    fleet cannot run: before any clone is touched or anything rendered."""
+    with pinned_releases(program, template, wanted) as pinned:
+        if pinned is not None:
+            problem = unrunnable(*pinned, template)
+            if problem:
+                print(f"{program}: {problem}", file=sys.stderr)
+                pinned = None
+        yield pinned
 
 
 class OwnScripts:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -54,6 +55,20 @@ class Releases:
 
     def commit(self, tag: str) -> str:
         return self.commits[tag]
+
+    def missing(self, tag: str, paths: tuple[str, ...]) -> list[str]:
+        """Those of `paths` the release's tree lacks (read from the snapshot, nothing
+        checked out)."""
+        return [
+            path
+            for path in paths
+            if subprocess.run(
+                ["git", "-C", self.folder, "cat-file", "-e", f"{self.commit(tag)}:{path}"],
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+            ).returncode
+            != 0
+        ]
 
 
 def fetch(template: str, folder: str) -> Releases:

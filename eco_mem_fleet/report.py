@@ -37,7 +37,16 @@ class Outcome:
     conflicts: list[str] = dataclasses.field(default_factory=list)
     message: str = ""
     pushed: bool = False
+    # The host's own checks (--host-checks): "passed", "failed", "unchecked" (asked for,
+    # could not run: the note says why), or "" (not asked, or the repository has none).
+    checks: str = ""
+    # What eco-mem left for the operator to do by hand in this repository ("to do: ...").
+    advice: str = ""
     final: bool = False
+
+    def note(self) -> str:
+        """The row's note: the message, then the advice."""
+        return "; ".join(filter(None, (self.message, self.advice)))
 
     def as_json(self) -> dict:
         fields = dataclasses.asdict(self)
@@ -123,8 +132,8 @@ def describe(outcome: Outcome) -> str:
     )
     if outcome.conflicts:
         line += " conflicts: " + ", ".join(outcome.conflicts)
-    if outcome.message:
-        line += f" - {outcome.message}"
+    if outcome.note():
+        line += f" - {outcome.note()}"
     return line
 
 
@@ -149,9 +158,9 @@ def summary(outcomes: Sequence[Outcome]) -> str:
             o.repo,
             o.action,
             f"{o.before} -> {o.after}",
-            o.result,
+            f"{o.result} (unchecked)" if o.checks == "unchecked" else o.result,
             ", ".join(o.conflicts) or "-",
-            o.message or "-",
+            o.note() or "-",
         )
         for o in outcomes
     ]
@@ -159,6 +168,12 @@ def summary(outcomes: Sequence[Outcome]) -> str:
     for outcome in outcomes:
         counts[outcome.result] = counts.get(outcome.result, 0) + 1
     tally = ", ".join(f"{count} {result}" for result, count in sorted(counts.items()))
+    unchecked = sum(o.checks == "unchecked" for o in outcomes)
+    if unchecked:  # pushed, but the host checks the operator asked for did not run
+        tally += f" ({unchecked} unchecked: their host checks did not run, see the note)"
+    advised = sum(bool(o.advice) for o in outcomes)
+    if advised:
+        tally += f"; {advised} with a to-do for you in the note"
     headers = ("repo", "action", "from -> to", "result", "files in conflict", "note")
     return table(headers, rows) + f"\n{len(outcomes)} repositories: {tally or 'none'}"
 

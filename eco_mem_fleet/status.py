@@ -46,9 +46,10 @@ from eco_mem_fleet.own_scripts import (
     TIMED_OUT,
     TIMEOUT,
     OwnScripts,
+    fleet_release,
     refusal,
 )
-from eco_mem_fleet.releases import Releases, pinned_releases
+from eco_mem_fleet.releases import Releases
 from eco_mem_fleet.report import REPORT_FORMATS, quiet_progress, table, write_status_report
 from eco_mem_fleet.runtime import runtime_difference
 from eco_mem_fleet.versions import (
@@ -84,6 +85,11 @@ class RepoStatus:
         return None if self.findings is None else sum(self.findings.values())
 
     @property
+    def unchecked(self) -> bool:
+        """Host checks were asked for (--host-checks) and could not run here."""
+        return "unchecked:" in self.host_checks
+
+    @property
     def ok(self) -> bool:
         return (
             self.installed
@@ -91,6 +97,7 @@ class RepoStatus:
             and not is_older(self.version, self.newest)
             and self.verify_exit == 0
             and not self.problem
+            and not self.unchecked
         )
 
     @property
@@ -106,8 +113,8 @@ class RepoStatus:
             return f"behind {self.newest}"
         if self.verify_exit != 0:
             return f"verify exit {self.verify_exit}"
-        # "ok" is eco-mem's verdict; a host check the fleet could not run is said beside it.
-        return f"ok ({self.host_checks})" if "not run" in self.host_checks else "ok"
+        # A check asked for and not run proves nothing: not "ok" (the operator asked).
+        return self.host_checks if self.unchecked else "ok"
 
     def as_json(self) -> dict:
         return {**dataclasses.asdict(self), "ok": self.ok}
@@ -242,9 +249,8 @@ def judge_host_checks(status: RepoStatus, path: str, answers: dict, options: dic
     for check in checks:
         if not check.ok and not status.problem:
             status.problem = f"host-checks-fail: {check.name}: {check.output}"
-        status.host_checks = "; ".join(
-            filter(None, (status.host_checks, check.output or f"{check.name} passed"))
-        )
+        said = check.note() if not check.ran else check.output or f"{check.name} passed"
+        status.host_checks = "; ".join(filter(None, (status.host_checks, said)))
 
 
 DRAWER_ORDER = ("working", "semantic", "episodic", "procedural")
@@ -307,8 +313,11 @@ def render(statuses: Sequence[RepoStatus]) -> str:
         *("repo", "installed", "version", "newest", "verify", "errors", "warnings"),
         *("review", "entries(w/s/e/p)", "findings", "load", "status"),
     )
-    fine = sum(s.ok for s in statuses)
-    return table(headers, rows) + f"\n{fine} of {len(statuses)} repositories ok"
+    fine, unchecked = sum(s.ok for s in statuses), sum(s.unchecked for s in statuses)
+    tally = f"{fine} of {len(statuses)} repositories ok"
+    if unchecked:
+        tally += f", {unchecked} unchecked (their host checks did not run)"
+    return table(headers, rows) + f"\n{tally}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -353,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--limit", type=int, metavar="N", help="only the first N repositories, by name"
     )
-    add_host_check_args(parser)
+    add_host_check_args(parser, status=True)
     args = parser.parse_args(argv)
     if not args.timeout > 0:  # also refuses nan
         parser.error(f"--timeout {args.timeout:g}: give a number of seconds above 0")
@@ -377,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         wanted = {os.path.abspath(repo) for repo in args.repos} | set(args.repos)
         items = [(n, p) for n, p in items if n in wanted or os.path.abspath(p) in wanted]
     items = items[: args.limit]
-    with pinned_releases("status", template, args.vcs_ref) as pinned:
+    with fleet_release("status", template, args.vcs_ref) as pinned:
         if pinned is None:
             return 2
         releases, ref = pinned

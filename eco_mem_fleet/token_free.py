@@ -211,29 +211,32 @@ def _verdict_file(folder: str, repo: str) -> Path:
     return Path(folder) / (hashlib.sha256(repo.encode("utf-8")).hexdigest() + ".json")
 
 
-def record_verdict(folder: str, repo: str, tree: str, base: str, failed: str, note: str) -> None:
+def record_verdict(
+    folder: str, repo: str, tree: str, base: str, failed: str, note: str, status: str
+) -> None:
     """What the checks phase found in `repo`: the staged tree it checked, on which origin
-    commit, and the failure (or "") and note its checks gave."""
-    verdict = {"tree": tree, "base": base, "failed": failed, "note": note}
+    commit, and the failure (or ""), note and checks field (autofix._run_host_checks)."""
+    verdict = {"tree": tree, "base": base, "failed": failed, "note": note, "checks": status}
     _verdict_file(folder, repo).write_text(json.dumps(verdict), encoding="utf-8")
 
 
-def recorded_verdict(folder: str, repo: str, tree: str, base: str) -> tuple[str, str]:
-    """(failure or "", note) for the push phase: a failure unless the checks phase passed
-    this very tree on this very origin commit."""
+def recorded_verdict(folder: str, repo: str, tree: str, base: str) -> tuple[str, str, str]:
+    """(failure or "", note, checks field) for the push phase: a failure unless the
+    checks phase passed this very tree on this very origin commit."""
     try:
         verdict = json.loads(_verdict_file(folder, repo).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return "host checks did not run in the checks phase (see its log); nothing pushed", ""
+        return "host checks did not run in the checks phase (see its log); nothing pushed", "", "failed"
     if verdict.get("failed"):
-        return str(verdict["failed"]), ""
+        return str(verdict["failed"]), "", "failed"
     if (verdict.get("tree"), verdict.get("base")) != (tree, base):
         return (
             "the result differs from what the host checks passed (origin moved meanwhile?);"
             " nothing pushed, run again",
             "",
+            "failed",
         )
-    return "", str(verdict.get("note", ""))
+    return "", str(verdict.get("note", "")), str(verdict.get("checks", ""))
 
 
 def hookless_git(folder: str) -> dict[str, str]:

@@ -29,8 +29,8 @@ from all_repos import autofix_lib
 
 from eco_mem_fleet import autofix
 from eco_mem_fleet.fixes import upgrade_one
-from eco_mem_fleet.own_scripts import refusal, unreleased
-from eco_mem_fleet.releases import Releases, pinned_releases
+from eco_mem_fleet.own_scripts import fleet_release, refusal, unreleased
+from eco_mem_fleet.releases import Releases
 from eco_mem_fleet.report import Outcome
 from eco_mem_fleet.versions import UNREADABLE, is_older, read_answers, template_source, unreadable
 
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     template = template_source(args.template)
-    with pinned_releases("upgrade", template, args.vcs_ref) as pinned:
+    with fleet_release("upgrade", template, args.vcs_ref) as pinned:
         if pinned is None:
             return 2
         releases, ref = pinned

@@ -108,7 +108,7 @@ def test_agents_block_names_the_store_the_skill_and_verify(template_repo: Path, 
     # Each block is its whole file here: it opens with a level-one heading (markdownlint).
     assert agents.startswith(f"{BEGIN}\n\n# Agent memory (eco-mem)\n")
     claude = (dst / "CLAUDE.md").read_text(encoding="utf-8")
-    assert claude == f"{BEGIN}\n\n# Claude Code\n\n@AGENTS.md\n{END}\n"
+    assert claude == f"{BEGIN}\n\n# Claude Code\n\n@AGENTS.md\n\n{END}\n"
     assert len(agents.encode("utf-8")) <= BLOCK_BUDGET
     assert "find WORDS" in agents.split("Load:", 1)[1]  # find is the load step
 
@@ -383,7 +383,8 @@ def test_a_copy_by_a_python_that_writes_bytecode_renders_none(
 
 
 def test_the_readme_says_how_much_code_lands(rendered: Path) -> None:
-    """README's counts of what an install adds hold within a tenth of a render's."""
+    """README's counts of what an install adds are a render's, file for file; its line
+    count is "about", to the nearest thousand."""
     import re
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
@@ -397,5 +398,5 @@ def test_the_readme_says_how_much_code_lands(rendered: Path) -> None:
     listed = [path for path in listed if path]
     python = [path for path in listed if path.endswith(".py")]
     counted = sum((rendered / path).read_text(encoding="utf-8").count("\n") for path in python)
-    for stated, measured in ((files, len(listed)), (scripts, len(python)), (lines, counted)):
-        assert abs(stated - measured) <= measured / 10, (stated, measured)
+    assert (files, scripts) == (len(listed), len(python))
+    assert abs(lines - counted) <= 500, (lines, counted)

@@ -9,6 +9,7 @@ part); every assertion reads the origins, the exit status or the JSON report.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -184,7 +185,7 @@ def test_install_outcomes_exit_status_and_report(fleet: Fleet) -> None:
     assert lines[-2].startswith(f"{len(fleet.origins)} repositories: ")
     assert lines[-1] == f"log (commands, diffs, errors): {fleet.root / 'install.log'}"
     log = (fleet.root / "install.log").read_text(encoding="utf-8")
-    assert "diff --git" in log and "$ git commit" in log and "***" in log
+    assert "$ git diff --stat" in log and "$ git commit" in log and "***" in log
     # stderr: one "[i/N]" line per repository of the summary (skipped ones too), in the
     # order they finished, and nothing else (-j 2 workers print into the log).
     total = len(fleet.origins)
@@ -256,6 +257,10 @@ def test_dry_runs_push_nothing(fleet: Fleet) -> None:
         dry = [row for row in outcomes.values() if row["result"] == "dry-run"]
         assert dry and all(not row["pushed"] for row in dry)
         assert all(f"would be {would}" in row["message"] for row in dry)
+    # What each repository would get, in its row.
+    fresh = fleet.runs["install-dry"][1]["fresh"]["message"]
+    assert "adds " in fresh and ".agents/ " in fresh, fresh
+    assert "changes " in fleet.runs["upgrade-dry"][1]["at-v1"]["message"]
     assert results(fleet, "install-dry")["fresh"] == "dry-run"
     assert results(fleet, "upgrade-dry")["at-v1"] == "dry-run"
 
@@ -265,7 +270,8 @@ def test_diffs_go_to_the_log_unless_asked_for(fleet: Fleet) -> None:
     assert "diff --git" not in quiet.stdout + quiet.stderr and "$ git" not in quiet.stdout
     assert len(quiet.stdout.splitlines()) == len(fleet.origins) + 4  # header, rule, tally, log
     log = (fleet.root / "install-dry.log").read_text(encoding="utf-8")
-    assert "diff --git a/.agents/skills/eco-mem/SKILL.md" in log
+    assert re.search(r"(?m)^ \.agents/skills/eco-mem/SKILL\.md +\| ", log)  # a --stat
+    assert "diff --git" not in log  # the whole diffs: --log-diffs
     # --diff: all-repos' log on stdout as it runs, the summary after it, no log file.
     shown = fleet.runs["upgrade-dry"][0]
     assert "diff --git a/.agents/skills/eco-mem/SKILL.md" in shown.stdout

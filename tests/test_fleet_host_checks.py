@@ -136,9 +136,61 @@ def test_install_pushes_only_what_passes_the_hosts_pre_commit(
     assert (rows["token-free"]["result"], rows["token-free"]["pushed"]) == ("installed", True)
     uncached_row = rows["uncached"]
     assert (uncached_row["result"], uncached_row["pushed"]) == ("installed", True)
-    assert "pre-commit not run: hooks not cached" in uncached_row["message"]
+    # Pushed, and not called checked: the row says "unchecked" and why.
+    assert uncached_row["checks"] == "unchecked" and rows["passes"]["checks"] == "passed"
+    assert uncached_row["message"].startswith("unchecked: pre-commit not run: hooks not cached")
     assert "example.invalid" in uncached_row["message"]
     assert "host check pre-commit failed" in result.stdout  # the table says it too
+    assert "installed (unchecked)" in result.stdout and "1 unchecked" in result.stdout
+
+
+def test_status_never_calls_a_repository_whose_host_checks_did_not_run_ok(
+    template: Path, tmp_path: Path
+) -> None:
+    _origins, config = fleet_of(tmp_path, {"uncached": NOT_CACHED, "passes": PASSES})
+    installed = run("install", template, tmp_path, config, checks=False)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+
+    result = run("status", template, tmp_path, config, "--json")
+    table = run("status", template, tmp_path, config)
+
+    repos = {row["repo"]: row for row in json.loads(result.stdout)["repos"]}
+    assert result.returncode == 1 and repos["passes"]["ok"] is True, result.stdout
+    assert repos["uncached"]["ok"] is False
+    assert repos["uncached"]["host_checks"].startswith("unchecked: pre-commit not run")
+    assert "1 of 2 repositories ok, 1 unchecked" in table.stdout
+    assert "unchecked: pre-commit not run: hooks not cached" in table.stdout
+    # Not asked for, nothing is claimed either way: both are ok on eco-mem's own checks.
+    plain = run("status", template, tmp_path, config, checks=False)
+    assert plain.returncode == 0 and "2 of 2 repositories ok" in plain.stdout, plain.stdout
+
+
+# A config with its own top-level exclude: ops.py blocks adds none, and says what to join.
+OWN_EXCLUDE = """\
+exclude: ^vendor/
+repos:
+  - repo: local
+    hooks:
+      - id: always-true
+        name: always true
+        entry: "true"
+        language: system
+"""
+
+
+def test_what_the_operator_must_do_by_hand_is_in_the_row_and_the_table(
+    template: Path, tmp_path: Path
+) -> None:
+    _origins, config = fleet_of(tmp_path, {"own-exclude": OWN_EXCLUDE})
+    report = tmp_path / "install.jsonl"
+
+    result = run("install", template, tmp_path, config, "--report", str(report), checks=False)
+
+    row = read_report(report)["own-exclude"]
+    assert result.returncode == 0 and row["result"] == "installed", result.stdout
+    assert row["advice"].startswith("to do: .pre-commit-config.yaml has its own top-level exclude")
+    assert "to do: .pre-commit-config.yaml has its own" in result.stdout
+    assert "1 with a to-do for you in the note" in result.stdout
 
 
 def test_status_calls_a_repository_whose_host_checks_fail_not_ok(

@@ -67,9 +67,14 @@ def test_a_refused_push_and_a_clone_that_cannot_fetch_are_rows_and_the_rest_goes
     assert "Traceback" not in said and result.returncode == 1, said
     assert set(rows) == {"fine", "protected", "gone"}
     assert rows["fine"]["result"] == "installed" and rows["fine"]["pushed"]
-    assert rows["protected"]["result"] == "failed" and "push failed" in rows["protected"]["message"]
+    protected, gone = rows["protected"]["message"], rows["gone"]["message"]
+    # The origin's own words, not a bare CalledProcessError naming the command.
+    assert rows["protected"]["result"] == "failed" and "push failed" in protected
+    assert "protected branch: pushes refused" in protected and "CalledProcess" not in protected
     assert rows["gone"]["result"] == "failed"
-    assert "cannot be brought up to date" in rows["gone"]["message"]
+    assert "cannot be brought up to date" in gone
+    # git's verdict, not the hint it prints last ("and the repository exists.").
+    assert "does not appear to be a git repository" in gone, gone
     assert heads(origins)["protected"] == before["protected"]
     assert "3 repositories" in result.stdout
 
@@ -110,3 +115,23 @@ def test_upgrade_right_after_install_upgrades_what_install_installed(
     assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
     assert (row["result"], row["before"], row["after"]) == ("upgraded", "v1.0.0", "v2.0.0")
     assert row["pushed"]
+
+
+def malformed_block(work: Path) -> None:
+    """An AGENTS.md whose eco-mem block has no end marker: `ops.py blocks` refuses it."""
+    (work / "AGENTS.md").write_text("# svc\n\n<!-- eco-mem:begin -->\nhalf\n", encoding="utf-8")
+
+
+def test_a_repository_never_installed_reads_from_nothing_when_its_install_fails(
+    template: Path, tmp_path: Path
+) -> None:
+    origin = make_origin(tmp_path, "svc", malformed_block)
+    config = write_config(tmp_path, {"svc": str(origin)})
+    clone_all(config)
+
+    result, rows = install(template, tmp_path, config)
+
+    row = rows["svc"]
+    assert result.returncode == 1 and row["result"] == "failed", result.stdout + result.stderr
+    # The render it threw away held an answers file at v2.0.0: the row is from "-".
+    assert (row["before"], row["after"]) == ("-", "v2.0.0"), row

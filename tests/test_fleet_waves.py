@@ -9,6 +9,7 @@ Real all-repos, real git, local bare origins, no network.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -151,8 +152,21 @@ def test_the_summary_fits_a_screen_and_the_diff_goes_to_the_log(
     # the count line and the log's path.
     assert len(printed) <= 2 * len(names) + 4, printed
     assert "4 repositories: 4 installed" in result.stdout
-    logged = (tmp_path / "install.log").read_text(encoding="utf-8").count("\n")
-    assert logged > 1000 * len(names)  # every repository's whole diff, kept out of sight
+    log = (tmp_path / "install.log").read_text(encoding="utf-8")
+    # Each repository's diff as a --stat (a line per file), not the whole skill's text.
+    assert "diff --git" not in log and re.search(r"(?m)^ AGENTS\.md +\| +\d+ \+", log)
+    assert log.count("\n") < 2000 * len(names), log.count("\n")
+
+
+def test_the_whole_diffs_reach_the_log_only_when_asked(template: Path, tmp_path: Path) -> None:
+    _origins, config = fleet_of(tmp_path, ("a",))
+
+    result, rows = install(template, tmp_path, config, "--log-diffs")
+
+    assert result.returncode == 0 and rows["a"]["result"] == "installed"
+    log = (tmp_path / "install.log").read_text(encoding="utf-8")
+    assert "diff --git a/.agents/skills/eco-mem/SKILL.md" in log
+    assert log.count("\n") > 2000  # the whole skill: why it is not the default
 
 
 def test_the_local_clone_keeps_the_origins_other_branches_for_the_next_scratch_clone(
@@ -179,3 +193,15 @@ def test_the_local_clone_keeps_the_origins_other_branches_for_the_next_scratch_c
     git(tmp_path, "clone", "-q", str(clone), str(scratch))
     assert git(scratch, "cat-file", "-t", feature) == "commit\n"
     assert git(clone, "branch", "--list") == "* master\n"  # no branch of ours shows
+
+
+def test_a_title_suffix_reaches_the_commit_a_pull_request_is_titled_by(
+    template: Path, tmp_path: Path
+) -> None:
+    origins, config = fleet_of(tmp_path, ("a",))
+
+    result, rows = install(template, tmp_path, config, "--title-suffix", "[skip changelog]")
+
+    assert result.returncode == 0 and rows["a"]["pushed"], result.stdout + result.stderr
+    subjects = git(origins["a"], "log", "--format=%s", "master").splitlines()
+    assert "Install eco-mem v2.0.0 [skip changelog]" in subjects, subjects

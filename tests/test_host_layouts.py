@@ -20,6 +20,7 @@ from .helpers import (
     init_repo,
     run_ops,
     run_script,
+    snapshot_template,
     work_tree_bytes,
 )
 
@@ -77,6 +78,14 @@ def vercel_ai(host: Path) -> str:
 LINKED = {"claude-skills-to-agents": claude_to_agents, "vercel-ai": vercel_ai}
 
 
+def upgrade_says_it_in_lines(host: Path) -> None:
+    """`ops.py upgrade` on a committed layout: whatever it says, never a traceback or
+    an internal error (the class an AttributeError at upgrade.py:244 belonged to)."""
+    upgraded = run_ops(host, "upgrade")
+    assert_no_traceback(upgraded)
+    assert "internal error" not in upgraded.stdout + upgraded.stderr, upgraded.stderr
+
+
 @pytest.mark.parametrize("layout", LINKED, ids=list(LINKED))
 def test_linked_skill_folders_install_once_inside_the_repository(
     template_repo: Path, tmp_path: Path, layout: str
@@ -125,6 +134,7 @@ def test_linked_skill_folders_install_once_inside_the_repository(
     assert updated.returncode == 0, updated.stdout + updated.stderr
     assert git(host, "status", "--porcelain") == ""
     assert outer_bytes(outer, host) == before
+    upgrade_says_it_in_lines(host)
 
 
 def test_a_recorded_install_through_a_link_keeps_working(
@@ -148,6 +158,8 @@ def test_a_recorded_install_through_a_link_keeps_working(
     assert again.returncode == 0, again.stdout + again.stderr
     assert outer_bytes(outer, host) == before
     assert not (host / "skills/eco-mem/eco-mem").exists()
+    commit_all(host, "copied again")
+    upgrade_says_it_in_lines(host)
 
 
 @pytest.mark.parametrize(
@@ -285,6 +297,31 @@ def test_every_installed_file_reaches_git_whatever_the_host_ignores(
     assert git(host, "status", "--porcelain", "--", ".agents/memory/working") == ""
     verify = run_script(host, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
+    commit_all(host, "a desk")
+    upgrade_says_it_in_lines(host)
+
+
+def test_an_upgrade_where_git_ignores_an_eco_mem_path_is_one_line_naming_track(
+    tmp_path: Path,
+) -> None:
+    template = snapshot_template(tmp_path / "template", "v0.0.1")
+    host = init_repo(tmp_path / "host")
+    done = copy_cli(template, host)
+    assert done.returncode == 0, done.stdout + done.stderr
+    commit_all(host, "install")
+    snapshot_template(template, "v0.0.2", mutate=lambda repo: None)  # a release to move to
+    # A rule added after the install, deeper than track's re-includes: git now ignores
+    # the team's facts, and copier update would take them for deleted files.
+    build_files(host, {".agents/memory/semantic/.gitignore": "*\n"})
+    git(host, "add", "-f", ".agents/memory/semantic/.gitignore")
+    git(host, "commit", "-q", "-m", "hide facts")
+
+    upgraded = run_ops(host, "upgrade")
+
+    said = upgraded.stdout + upgraded.stderr
+    assert upgraded.returncode == 2 and "internal error" not in said, said
+    assert_no_traceback(upgraded)
+    assert "python3 .agents/skills/eco-mem/scripts/eco_mem.py track" in said, said
 
 
 def test_commands_work_from_a_package_folder(template_repo: Path, tmp_path: Path) -> None:

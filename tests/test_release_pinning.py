@@ -12,6 +12,7 @@ what they render never sees the token the fleet pushes with.
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -23,11 +24,22 @@ from tests.fleet import (
     heads,
     make_origin,
     read_report,
+    release_v2,
     run_module,
     two_releases,
     write_config,
 )
-from tests.helpers import ANSWERS, MEMORY, copy_template, git, init_repo, run_ops
+from tests.helpers import (
+    ANSWERS,
+    MEMORY,
+    SKILL,
+    copy_template,
+    git,
+    init_repo,
+    run_ops,
+    run_script,
+    snapshot_template,
+)
 
 TOKEN = "org-token-for-the-push-only"
 
@@ -249,3 +261,51 @@ def test_copier_update_checks_the_installed_release_unless_quiet(
     else:
         assert result.returncode != 0 and "names no release" in result.stderr
         assert not mark.exists(), "the pull request's extension was imported"
+def test_an_install_from_an_untagged_commit_moves_to_a_release_by_the_named_command(
+    tmp_path: Path,
+) -> None:
+    """`copier copy --vcs-ref HEAD` (README's demo), or a template with no tag yet,
+    records a commit no release names. upgrade never renders it; its refusal names the
+    command that renders the release alone over the install, and that command works:
+    rows and entries kept, then upgrade is at the newest release."""
+    template = snapshot_template(tmp_path / "eco-mem", "v1.0.0")
+    snapshot_template(template, "untagged", mutate=lambda repo: None)
+    git(template, "tag", "-d", "untagged")
+    host = init_repo(tmp_path / "host")
+    copy_template(template, host, vcs_ref="HEAD")
+    git(host, "add", "-A")
+    git(host, "commit", "-qm", "install eco-mem from an untagged commit")
+    fact = run_script(
+        *(host, "new", "semantic", "--title", "Deploys go to eu-west-1", "--source"),
+        *("verified", "--scope", "deploy", "--expires", "never", "--body", "eu-west-1."),
+    )
+    assert fact.returncode == 0, fact.stderr
+    git(host, "add", "-A")
+    git(host, "commit", "-qm", "a fact")
+    row = read_row(host)
+    snapshot_template(template, "v2.0.0", mutate=release_v2)
+    copier_bin = str(Path(sys.executable).with_name("copier"))
+
+    refused = run_ops(host, "upgrade")
+
+    assert refused.returncode == 2 and "names no release" in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    command = shlex.split(refused.stderr.split("then commit: ", 1)[1])
+    assert command[:2] == ["copier", "recopy"] and "v2.0.0" in command
+    moved = subprocess.run(
+        [copier_bin, *command[1:]], cwd=host, capture_output=True, text=True, check=False
+    )
+    assert moved.returncode == 0, moved.stderr
+    assert "_commit: v2.0.0" in (host / ANSWERS).read_text(encoding="utf-8")
+    assert read_row(host) == row
+    assert "# eco-mem, v2" in (host / SKILL / "SKILL.md").read_text(encoding="utf-8")
+    git(host, "add", "-A")
+    git(host, "commit", "-qm", "eco-mem v2.0.0")
+    current = run_ops(host, "upgrade")
+    assert current.returncode == 0 and "already at v2.0.0" in current.stdout, current.stderr
+
+
+def read_row(host: Path) -> str:
+    """The fact's catalog row."""
+    index = (host / MEMORY / "semantic" / "INDEX.md").read_text(encoding="utf-8")
+    return next(line for line in index.splitlines() if "deploys-go-to-eu-west-1" in line)

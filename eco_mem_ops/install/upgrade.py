@@ -241,7 +241,7 @@ def ignored_install(root: Path) -> str:
     path, hide = sorted(hidden.items())[0]
     return (
         f"git ignores {len(hidden)} eco-mem path(s), {path} among them ({hide}), and"
-        f" copier update would take them for deleted files; run `{tracking.TRACK_COMMAND}`,"
+        f" copier update would take them for deleted files; run `{tracking.track_command()}`,"
         " commit, then upgrade"
     )
 
@@ -353,6 +353,24 @@ def restore_command(root: Path, in_use: str = "") -> int:
     return 0
 
 
+def way_off_untagged(releases: Releases, wanted: str | None) -> str:
+    """The command that moves an install made from an untagged commit (`copier copy
+    --vcs-ref HEAD`, or a template with no tags then) to a release, for the refusal's
+    line. upgrade renders the installed version first, and only releases are rendered;
+    `copier recopy` renders the release alone, over the install, and --skip keeps every
+    drawer INDEX, so every row. It replaces local edits of eco-mem's own files: hence
+    the `git diff` before the commit."""
+    target = releases.named(wanted) if wanted else releases.newest()
+    if target is None:
+        return ""
+    return (
+        f". An install from an untagged commit moves to {target.tag} by rendering that"
+        " release over it, every INDEX kept; check `git diff`, then commit: copier recopy"
+        f" --trust --defaults --overwrite -a {protocol.ANSWERS_FILE} --vcs-ref {target.tag}"
+        f" --skip '{protocol.MEMORY_DIR}/*/INDEX.md'"
+    )
+
+
 def run(root: Path, args) -> int:
     answers_file, copier = preflight(root, args)
     answers = read_answers(answers_file)
@@ -360,7 +378,10 @@ def run(root: Path, args) -> int:
     # One snapshot of the releases for the whole upgrade: both renders and the INDEX
     # restore read it, so a tag moved meanwhile changes nothing here.
     with released(root, source, given=getattr(args, "releases", "") or "") as releases:
-        installed = release_of(releases, before, f"_commit in {protocol.ANSWERS_FILE}", source)
+        try:
+            installed = release_of(releases, before, f"_commit in {protocol.ANSWERS_FILE}", source)
+        except UsageError as refusal:
+            raise UsageError(f"{refusal}{way_off_untagged(releases, args.vcs_ref)}") from None
         if args.vcs_ref:
             target = release_of(releases, args.vcs_ref, "--vcs-ref", source)
         else:

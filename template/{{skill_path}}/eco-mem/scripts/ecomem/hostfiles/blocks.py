@@ -20,13 +20,13 @@ LINE_WIDTH = 80
 
 
 def markdown_shape(lines: list[str]) -> list[str]:
-    """`lines` as host Markdown tools leave them: a blank line after the begin marker
-    (prettier and biome add one) and prose wrapped at LINE_WIDTH, never inside a code
-    span (a formatter would re-indent the span's second half)."""
+    """`lines` as host Markdown tools leave them: a blank line after the begin marker and
+    one before the end marker (prettier 3.3 adds both, biome and later prettier keep them)
+    and prose wrapped at LINE_WIDTH, never inside a code span (a formatter re-indents it)."""
     shaped = [""]
     for line in lines:
         shaped.extend(_wrapped(line) if not line.startswith("#") else [line])
-    return shaped
+    return [*shaped, ""]
 
 
 def _wrapped(line: str) -> list[str]:
