@@ -226,7 +226,11 @@ def recorded_verdict(folder: str, repo: str, tree: str, base: str) -> tuple[str,
     try:
         verdict = json.loads(_verdict_file(folder, repo).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return "host checks did not run in the checks phase (see its log); nothing pushed", "", "failed"
+        return (
+            "host checks did not run in the checks phase (see its log); nothing pushed",
+            "",
+            "failed",
+        )
     if verdict.get("failed"):
         return str(verdict["failed"]), "", "failed"
     if (verdict.get("tree"), verdict.get("base")) != (tree, base):

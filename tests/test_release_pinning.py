@@ -261,6 +261,8 @@ def test_copier_update_checks_the_installed_release_unless_quiet(
     else:
         assert result.returncode != 0 and "names no release" in result.stderr
         assert not mark.exists(), "the pull request's extension was imported"
+
+
 def test_an_install_from_an_untagged_commit_moves_to_a_release_by_the_named_command(
     tmp_path: Path,
 ) -> None:
