@@ -48,7 +48,7 @@ NOT_SHOWN = "(name not shown)"
 class Origin:
     """Where one unreviewed item came from: the last commit of HEAD that changed it."""
 
-    __slots__ = ("asked", "author", "branch", "commit", "kind", "path", "slug")
+    __slots__ = ("author", "branch", "commit", "kind", "path", "slug", "uncommitted")
 
     def __init__(self, slug: str, kind: str, path: str, branch: str) -> None:
         self.slug = slug  # the entry's or desk's file stem, or a pointer row's name
@@ -57,13 +57,13 @@ class Origin:
         self.branch = branch
         self.commit = ""
         self.author = ""
-        self.asked = False  # git log was asked for its commit
+        self.uncommitted = False  # HEAD lacks it: a merge, a checkout or an edit, not committed
 
     def line(self) -> str:
         """One line naming it, without a word of its text."""
         what = {"desk": "desk", "entry": "entry", "row": "catalog row"}[self.kind]
-        if self.asked and not self.commit:  # a merge, a checkout or an edit not committed
-            return f"{what} `{self.slug}` ({self.path}) on branch {self.branch}, in no commit"
+        if self.uncommitted:
+            return f"{what} `{self.slug}` ({self.path}) on branch {self.branch}, not committed"
         return (
             f"{what} `{self.slug}` ({self.path}) from branch {self.branch},"
             f" commit {self.commit or '?'} by {self.author or '?'}"
@@ -362,24 +362,60 @@ MAX_ASKED = 20  # commits looked up; past them an item is named without one
 
 def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
     """Fill in each item's last commit and author (git log, one call per path, at most
-    MAX_ASKED). A commit names where an item came from, never who wrote it: a squash
-    merge, `cherry-pick -n` or `checkout BRANCH -- PATH` commits a branch's memory here
-    as plainly as a hand edit does, so only the record of writes makes it this clone's."""
-    from ..git import GitCall
+    MAX_ASKED), or mark it not committed when HEAD does not hold it as it is now (a
+    merge, a checkout or an edit in progress). A commit names where an item came from,
+    never who wrote it: a squash merge, `cherry-pick -n` or `checkout BRANCH -- PATH`
+    commits a branch's memory here as plainly as a hand edit does, so only the record of
+    writes makes it this clone's."""
+    from ..git import MAX_INPUT, GitCall
 
     paths = list(dict.fromkeys([*review.files, *review.rows]))[:MAX_ASKED]
+    paths = [path for path in paths if "\n" not in path]
+    if not paths:
+        return
+    given = "".join(f"HEAD:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
+    in_head = GitCall(root, "cat-file", "--batch", given=given) if len(given) <= MAX_INPUT else None
     calls = {
         path: GitCall(root, "log", "-1", "--format=%H%x00%an", "HEAD", "--", path) for path in paths
     }
+    committed = _head_texts(in_head, paths)
     for path, call in calls.items():
         code, out = call.result()
         commit, _, author = out.decode("utf-8", "replace").strip().partition("\0")
-        for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
-            if origin is not None:
-                origin.asked = code == 0
         if code != 0 or not HEX.fullmatch(commit):
             continue
         author = plain(author, PLAIN_AUTHOR)
         for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
             if origin is not None:
                 origin.commit, origin.author = commit[:7], author
+    for path in paths:
+        held = committed.get(path)
+        origin = review.files.get(path)
+        if origin is not None and (held is None or held != _read(os.path.join(root, path))):
+            origin.uncommitted = True
+        rows = review.rows.get(path, {})
+        lines = set(table_lines(held.decode("utf-8", "replace"))) if held is not None else set()
+        for line, origin in rows.items():
+            origin.uncommitted = line not in lines
+
+
+def _head_texts(call, paths: list[str]) -> dict[str, bytes]:
+    """{path: HEAD's bytes} from `git cat-file --batch` fed `HEAD:PATH` lines, in order;
+    a path HEAD lacks is left out (git answers `HEAD:PATH missing`)."""
+    if call is None:
+        return {}
+    code, out = call.result()
+    texts, at = {}, 0
+    for path in paths:
+        end = out.find(b"\n", at)
+        if code != 0 or end < 0:
+            break
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or not header[2].isdigit():
+            continue  # HEAD lacks it: `HEAD:PATH missing`, no content follows
+        size = int(header[2])
+        if header[1] == b"blob":
+            texts[path] = out[at : at + size]
+        at += size + 1
+    return texts
