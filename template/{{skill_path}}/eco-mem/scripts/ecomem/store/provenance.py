@@ -252,10 +252,15 @@ def memory_files(root: str, folders: list[str]) -> list[str]:
     """Every `.md` file (or link) under the drawers of the stores `folders`, repository-
     relative: what a reader may open, listed without reading it."""
     from .. import protocol
+    from .place import refused
 
     found = []
     for folder in folders:
         for drawer in protocol.DRAWERS:
+            # The readers' rule: a folder a link takes out of its place is never read
+            # (a drawer linked to / would have this walk the whole disk).
+            if refused(root, folder, drawer):
+                continue
             top = os.path.join(root, folder, drawer)
             for where, subfolders, names in os.walk(top):
                 subfolders[:] = [name for name in subfolders if name != ".git"]
