@@ -24,10 +24,10 @@ checkout) nothing is reviewed, and all memory this clone did not write is named;
 digest says how to name the default. A repository that names no remote and never fetched
 holds only what was made in it, and reads as it always did.
 
-Cost: the work tree's memory files are read and hashed once (their blob ids are computed
-here, not asked of git), plus one `git ls-tree` of the default's memory folders, one
-`git cat-file --batch` for the default's catalogs that differ, and `git log` for at most
-MAX_ASKED named items.
+Cost: one `git ls-tree` and one `git diff --name-only` of the default's memory folders
+(git's index knows which files are untouched, so only the others are read and hashed),
+one `git cat-file --batch` for the default's catalogs that differ, and for at most
+MAX_ASKED named items one `cat-file --batch` of HEAD's versions and a `git log` each.
 """
 
 from __future__ import annotations
@@ -208,22 +208,46 @@ def _listing(calls: list) -> dict[str, str]:
 
 
 def _compare(root: str, dirs: tuple[str, str], default: str | None) -> Review:
+    from ..git import GitCall
     from .record import digest, read_record, row_digest
     from .stores import all_stores
 
     folders = [folder for folder in all_stores(root) if folder]
     on_disk = memory_files(root, folders)
-    # The default's blob ids: one ls-tree in all (no default known: nothing is reviewed).
-    base = _listing(_tree(root, default, folders)) if default and on_disk else {}
+    base, differs = {}, set()
+    if default and on_disk:  # no default known: nothing is reviewed
+        # The default's blob ids, and what git sees differ from them in the work tree
+        # (its index knows which files are untouched, so those are never read here).
+        listing = _tree(root, default, folders)
+        diffs = [
+            GitCall(
+                root,
+                "diff",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                "--no-ext-diff",
+                default,
+                "--",
+                *group,
+            )
+            for group in batches(folders)
+        ]
+        base = _listing(listing)
+        for call in diffs:
+            code, out = call.result()
+            if code != 0:
+                raise Unanswered
+            differs.update(out.decode("utf-8", "surrogateescape").split("\0"))
     review = Review()
     review.default = default[len(ORIGIN) :] if default else UNKNOWN_DEFAULT
     record = read_record(root) if on_disk else set()
     label = branch_label(dirs)
     catalogs = {}
     for path in sorted(on_disk):
+        if path in base and path not in differs:
+            continue  # the default's bytes, as git sees them: reviewed
         data = _read(os.path.join(root, path))  # None: a link, a folder, too large
-        if data is not None and path in base and blob_id(data, base[path]) == base[path]:
-            continue  # the default's bytes: reviewed
         if path.endswith("/INDEX.md"):
             if data is not None:  # find and verify report a catalog they cannot read
                 catalogs[path] = data
@@ -267,15 +291,6 @@ def memory_files(root: str, folders: list[str]) -> list[str]:
                 relative = os.path.relpath(where, root).replace(os.sep, "/")
                 found += [f"{relative}/{name}" for name in names if name.endswith(".md")]
     return found
-
-
-def blob_id(data: bytes, like: str) -> str:
-    """git's id of a blob holding `data`, in the hash of `like` (SHA-1, or SHA-256 in a
-    repository made with --object-format=sha256): no git process per file."""
-    import hashlib
-
-    make = hashlib.sha256 if len(like) == 64 else hashlib.sha1
-    return make(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def template_rows(index_relpath: str) -> list[str]:
