@@ -2,8 +2,9 @@
 
 Memory reaches the agent as its own only when it is one of:
 
-- reviewed: its bytes are the default branch's, the branch `refs/remotes/origin/HEAD`
-  names (branch.reviewed_ref; never a branch taken for the default by its name);
+- reviewed: it is the default branch's, as `git diff` against that branch sees it; the
+  default is the branch origin/HEAD names (branch.reviewed_ref), never a branch taken
+  for the default by its name;
 - written here: its bytes hash to a value in this clone's record of writes
   (store/record.py, in the git dir, where no commit reaches: the memory commands and
   `adopt --take` note there what they wrote);
