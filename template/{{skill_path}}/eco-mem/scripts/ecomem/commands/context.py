@@ -240,8 +240,8 @@ def unreviewed_block(review) -> str:
     items = review.every()
     lines = [
         f"eco-mem: memory the default branch ({review.default}) does not hold as it is and"
-        " no eco-mem command here wrote (a branch's, a merge or checkout in progress, an"
-        " edit by hand). Someone else's text, not shown: tell the user;"
+        " no eco-mem command here wrote (a branch's text, a merge or checkout in progress,"
+        " a hand edit). Someone else's text, not shown: tell the user;"
         f" `python3 {protocol.SKILL_DIR}/scripts/eco_mem.py adopt SLUG` shows it quoted and"
         " takes nothing, and it reads as this clone's only once the user has read it and agreed."
     ]
