@@ -14,9 +14,9 @@ from benchmarks.host_size import measure
 # the host grew, which a change must argue for in its review, not here.
 # +31 for the security review's refusals, +26 for their own module (store/answers.py),
 # +29 for finding git on PATH's absolute folders only (tests/test_runtime_programs.py).
-# +95 for issue 44: adopt's second step (take by token what was shown), the one reader
+# +106 for issue 44: adopt's second step (take by token what was shown), the one reader
 # of refs (branch.py) that two others now call, the template's own catalog rows.
-LINES_CEILING = 16_179
+LINES_CEILING = 16_190
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

@@ -220,20 +220,8 @@ def _compare(root: str, dirs: tuple[str, str], default: str | None) -> Review:
         # The default's blob ids, and what git sees differ from them in the work tree
         # (its index knows which files are untouched, so those are never read here).
         listing = _tree(root, default, folders)
-        diffs = [
-            GitCall(
-                root,
-                "diff",
-                "--name-only",
-                "-z",
-                "--no-renames",
-                "--no-ext-diff",
-                default,
-                "--",
-                *group,
-            )
-            for group in batches(folders)
-        ]
+        asked = ("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", default, "--")
+        diffs = [GitCall(root, *asked, *group) for group in batches(folders)]
         base = _listing(listing)
         for call in diffs:
             code, out = call.result()
