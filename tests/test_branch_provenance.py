@@ -624,3 +624,58 @@ def test_the_templates_own_rows_are_never_unreviewed_memory(pristine: Path, tmp_
     assert mem(clone, "track").returncode == 0
     for output in (mem(clone, "context").stdout, mem(clone, "find", "--all").stdout):
         assert "unreviewed" not in output and "adopt" not in output, output
+
+
+def test_a_desk_made_here_and_edited_by_hand_reads_as_ours(origin: Path, tmp_path: Path) -> None:
+    """SKILL.md has the agent keep its desk by hand: a desk `new working` made here, which
+    git never brought (not in the index, HEAD or a merge's commit), stays the agent's own
+    after each edit, so the digest and `find` still put its open task back in context."""
+    here = fresh_clone(origin, tmp_path / "here", "main")
+    made = mem(here, "new", "working", "--title", "own task", "--goal", "ship it")
+    assert made.returncode == 0, made.stderr
+    desk = here / MEMORY / "working/own-task.md"
+    desk.write_text(desk.read_text() + "- session 2: narrowed it to the cache layer\n")
+    out = mem(here, "context").stdout
+    assert "narrowed it to the cache layer" in out and "desk `own-task`" not in out, out
+    found = mem(here, "find", "cache", "layer").stdout
+    assert "working/own-task.md | ship it" in found and "desk `own-task`" not in found, found
+
+
+# Git writes what it brings into the index, an ignored desk of ours at the same path too.
+OVER_OUR_DESK = {
+    key: TAKE_UNCOMMITTED[key]
+    for key in ("merge stopped on a conflict", "merge --no-commit", "merge --squash")
+}
+OVER_OUR_DESK["cherry-pick -n"] = TAKE_UNCOMMITTED["cherry-pick -n"]
+OVER_OUR_DESK["checkout BRANCH -- PATH"] = TAKE_UNCOMMITTED["checkout BRANCH -- PATH"]
+# Unstaged again mid-merge, the desk is still in the commit the merge takes from.
+OVER_OUR_DESK["merge --no-commit, desk unstaged"] = TAKE_UNCOMMITTED["merge --no-commit"]
+
+
+@pytest.mark.parametrize("take", sorted(OVER_OUR_DESK))
+def test_a_branchs_desk_over_a_desk_made_here_stays_that_branchs(
+    origin: Path, tmp_path: Path, take: str
+) -> None:
+    """This clone made `working/fix-login.md` (gitignored, in its record); a branch that
+    tracks a desk at that path overwrites it when merged or taken. The path is in the
+    index then, so the branch's text is named, never shown as the agent's own desk."""
+    here = fresh_clone(origin, tmp_path / "here", "main")
+    assert mem(here, "track").returncode == 0
+    made = mem(here, "new", "working", "--title", "fix login", "--goal", "our own goal")
+    assert made.returncode == 0, made.stderr
+    assert (here / DESK).is_file()
+    if take.startswith("merge stopped"):  # the same fact file added on both sides
+        (here / FACT).write_text(FACT_TEXT.replace("curl", "wget"))
+        git(here, "add", FACT)
+        git(here, "commit", "-qm", "a fact of ours, by hand")
+    done = subprocess.run(["git", *OVER_OUR_DESK[take]], cwd=here, capture_output=True)
+    assert (done.returncode != 0) == take.startswith("merge stopped"), done.stderr
+    if take.endswith("unstaged"):
+        git(here, "rm", "-q", "--cached", DESK)
+    assert (here / DESK).read_text() == DESK_TEXT  # git overwrote our ignored desk
+    out = mem(here, "context").stdout
+    found = mem(here, "find", "login").stdout
+    for order in ORDERS:
+        assert order not in out + found, take
+    assert "desk `fix-login`" in out and "pick yours up" not in out
+    assert "desk `fix-login`" in found

@@ -16,7 +16,9 @@ from benchmarks.host_size import measure
 # +29 for finding git on PATH's absolute folders only (tests/test_runtime_programs.py).
 # +106 for issue 44: adopt's second step (take by token what was shown), the one reader
 # of refs (branch.py) that two others now call, the template's own catalog rows.
-LINES_CEILING = 16_190
+# +50 for the desk the agent keeps by hand: one made here that git never brought stays
+# this clone's after an edit (store/provenance.py, never_brought).
+LINES_CEILING = 16_240
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 
