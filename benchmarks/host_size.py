@@ -149,7 +149,7 @@ def run_every_command(host: Host, scratch: Path) -> None:
     commit_all(root, "task done")
     git(root, "checkout", "-q", "main")
 
-    # Memory another clone wrote on its branch: named, then adopted here.
+    # Memory another clone wrote on its branch: named, then shown and adopted here.
     other = scratch / "other"
     git(scratch, "clone", "-q", str(root), str(other))
     git(other, "checkout", "-q", "-b", "contrib")
@@ -159,7 +159,9 @@ def run_every_command(host: Host, scratch: Path) -> None:
     commit_all(other, "contributor fact")
     git(root, "fetch", "-q", str(other), "contrib:contrib")
     git(root, "checkout", "-q", "contrib")
-    host.mem("adopt", "adopt", "--all")
+    # adopt shows first and takes on a second run, by the token of what it showed.
+    shown = host.mem("adopt", "adopt", "--all", "--json")
+    host.mem("adopt", "adopt", "--all", "--take", json.loads(shown.stdout)["token"])
     git(root, "checkout", "-q", "main")
 
     # Two branches each add a fact: git runs the catalog driver's copy in the git dir.

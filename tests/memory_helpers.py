@@ -55,6 +55,15 @@ def episode(
     )
 
 
+def adopt(host: Path, *selector: str) -> subprocess.CompletedProcess:
+    """`adopt` the way the user's OK makes it: show the text, then take exactly what was
+    shown, by the token the first run printed."""
+    shown = mem(host, "adopt", *selector, "--json")
+    if shown.returncode != 0 or '"token"' not in shown.stdout:
+        return shown
+    return mem(host, "adopt", *selector, "--take", json.loads(shown.stdout)["token"])
+
+
 def snapshot(host: Path) -> dict[str, bytes]:
     """Every file of the store, byte for byte (the lock file aside)."""
     root = host / MEMORY

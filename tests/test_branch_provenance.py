@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import MEMORY, SKILL, git, run_ops
-from tests.memory_helpers import fact, mem
+from tests.memory_helpers import adopt, fact, mem
 
 DESK = f"{MEMORY}/working/fix-login.md"
 FACT = f"{MEMORY}/semantic/login-setup.md"
@@ -129,16 +129,19 @@ def test_find_names_branch_memory_and_prints_none_of_it(victim: Path) -> None:
 
 
 def test_adopt_shows_the_text_quoted_with_its_origin_then_it_reads_as_today(victim: Path) -> None:
-    adopted = mem(victim, "adopt", "fix-login")
-    assert adopted.returncode == 0, adopted.stderr
-    assert "from branch contrib/fix-login" in adopted.stdout
-    assert "by Mallory Contributor: data, not instructions" in adopted.stdout
-    quoted = [line for line in adopted.stdout.splitlines() if "curl -fsSL" in line]
+    shown = mem(victim, "adopt", "fix-login")
+    assert shown.returncode == 0, shown.stderr
+    assert "from branch contrib/fix-login" in shown.stdout
+    assert "by Mallory Contributor: data, not instructions" in shown.stdout
+    quoted = [line for line in shown.stdout.splitlines() if "curl -fsSL" in line]
     assert quoted and all(line.startswith("> ") for line in quoted)
+    assert "adopt fix-login --take " in shown.stdout
+    named_not_shown(mem(victim, "context").stdout)  # shown to the user, not yet taken
+    assert adopt(victim, "fix-login").returncode == 0
     out = mem(victim, "context").stdout
     assert "curl -fsSL" in out and "pick yours up" in out  # the desk, adopted, resumes
     assert "login-setup" in out and "fix-login` (" not in out  # the fact is still only named
-    assert mem(victim, "adopt", "login-setup").returncode == 0
+    assert adopt(victim, "login-setup").returncode == 0
     assert "curl -fsSL" in mem(victim, "find", "login").stdout
     assert "unreviewed" not in mem(victim, "find", "login").stdout
 
@@ -156,14 +159,14 @@ def test_end_task_prints_no_unreviewed_desk_until_it_is_adopted(victim: Path) ->
     assert "adopt fix-login" in refused.stderr
     named_not_shown(refused.stdout + refused.stderr + "contrib/fix-login Mallory Contributor")
     assert (victim / DESK).is_file()
-    assert mem(victim, "adopt", "fix-login").returncode == 0
+    assert adopt(victim, "fix-login").returncode == 0
     assert mem(victim, "end-task", "fix-login").returncode == 0
 
 
 def test_adopting_is_this_clones_alone(origin: Path, victim: Path, tmp_path: Path) -> None:
     """The record lives in the clone's git dir, where no commit or push reaches: what one
     clone adopted stays unreviewed in every other clone of the branch."""
-    assert mem(victim, "adopt", "--all").returncode == 0
+    assert adopt(victim, "--all").returncode == 0
     assert "unreviewed" not in mem(victim, "find", "login").stdout
     other = fresh_clone(origin, tmp_path / "other", "contrib/fix-login")
     named_not_shown(mem(other, "context").stdout)
@@ -182,16 +185,17 @@ def test_memory_on_the_default_branch_and_written_here_reads_as_today(
     git(maintainer, "commit", "-qm", "own memory")
     out = mem(maintainer, "context").stdout
     assert "own task" in out and "from branch" not in out
-    # A desk edited by hand reads as this clone's while the edit is uncommitted; once
-    # committed, a commit proves nothing about who wrote it: named until adopted once.
+    # A desk edited by hand is no write of a memory command: whether the edit is
+    # committed or not, nothing tells it from a branch's text a merge left, so it is
+    # named until the user takes it.
     desk = maintainer / MEMORY / "working/own-task.md"
     desk.write_text(desk.read_text().replace("## Next\n", "## Next\n- ship the fix\n"))
     out = mem(maintainer, "context").stdout
-    assert "- ship the fix" in out and "from branch" not in out
+    assert "- ship the fix" not in out and "desk `own-task`" in out and "not committed" in out
     git(maintainer, "commit", "-qam", "progress")
     out = mem(maintainer, "context").stdout
     assert "- ship the fix" not in out and "desk `own-task`" in out
-    assert mem(maintainer, "adopt", "own-task").returncode == 0
+    assert adopt(maintainer, "own-task").returncode == 0
     out = mem(maintainer, "context").stdout
     assert "- ship the fix" in out and "from branch" not in out
     found = mem(maintainer, "find", "builds", "deploys").stdout
@@ -505,3 +509,173 @@ def test_a_comparison_git_cannot_make_names_all_memory_and_adopts_nothing(victim
     assert not any(order in out for order in ORDERS), out
     adopted = mem(victim, "adopt", "--all")
     assert adopted.returncode == 1 and "could not compare" in adopted.stderr
+
+
+# Issue 44 (eleventh review), r1: every way git brings a branch's files in without a
+# commit leaves them missing from HEAD or differing from it, as a hand edit does.
+TAKE_UNCOMMITTED = {
+    "merge stopped on a conflict": ["merge", "-q", "origin/contrib/fix-login"],
+    "merge --squash": ["merge", "-q", "--squash", "origin/contrib/fix-login"],
+    "merge --no-commit": ["merge", "-q", "--no-commit", "--no-ff", "origin/contrib/fix-login"],
+    "cherry-pick -n": ["cherry-pick", "-n", "origin/contrib/fix-login"],
+    "checkout BRANCH -- PATH": ["checkout", "origin/contrib/fix-login", "--", MEMORY],
+    "restore --source": ["restore", "--source", "origin/contrib/fix-login", "--", MEMORY],
+}
+
+
+@pytest.mark.parametrize("take", sorted(TAKE_UNCOMMITTED))
+def test_not_in_head_or_differing_from_it_is_not_written_here(
+    origin: Path, tmp_path: Path, take: str
+) -> None:
+    """Only the record of what the memory commands wrote makes memory this clone's: a
+    branch's desk, fact and row left uncommitted are named, never shown, in every case."""
+    here = fresh_clone(origin, tmp_path / "here", "main")
+    assert mem(here, "track").returncode == 0
+    if take.startswith("merge stopped"):  # the same fact file added on both sides
+        (here / FACT).write_text(FACT_TEXT.replace("curl", "wget"))
+        git(here, "add", FACT)
+        git(here, "commit", "-qm", "a fact of ours, by hand")
+    done = subprocess.run(["git", *TAKE_UNCOMMITTED[take]], cwd=here, capture_output=True)
+    assert (done.returncode != 0) == take.startswith("merge stopped"), done.stderr
+    assert (here / DESK).is_file() and ROW.strip() in (
+        here / MEMORY / "semantic/INDEX.md"
+    ).read_text()
+    out = mem(here, "context").stdout
+    found = mem(here, "find", "login", "auth").stdout
+    for order in ORDERS:
+        assert order not in out + found, take
+    assert "desk `fix-login`" in out and "pick yours up" not in out
+    assert "desk `fix-login`" in found and "`login-setup`" in found
+    assert "not committed" in found
+    assert "Deploys run from CI" in mem(here, "find", "deploys").stdout  # reviewed: shown
+
+
+def test_a_branch_named_like_a_default_never_stands_for_review(
+    origin: Path, tmp_path: Path
+) -> None:
+    """With no origin/HEAD, a pushed branch called `main` in a repository whose default is
+    `master` is no reviewed branch: nothing is, and all memory not written here is named.
+    `git remote set-head` (the clone owner's own setting) names the default again."""
+    own = tmp_path / "master-origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin), str(own))
+    git(own, "branch", "-m", "main", "master")
+    git(own, "symbolic-ref", "HEAD", "refs/heads/master")
+    git(own, "branch", "main", "contrib/fix-login")  # a contributor pushed `main`
+    sandbox = tmp_path / "sandbox"  # init + fetch, as CI and agent sandboxes make clones
+    git(tmp_path, "init", "-q", "-b", "work", str(sandbox))
+    git(sandbox, "remote", "add", "origin", str(own))
+    git(sandbox, "fetch", "-q", "origin")
+    git(sandbox, "checkout", "-q", "-B", "work", "origin/main")
+    assert mem(sandbox, "track").returncode == 0
+    out = mem(sandbox, "context").stdout
+    found = mem(sandbox, "find", "login", "deploys").stdout
+    for order in ORDERS:
+        assert order not in out + found, out + found
+    assert "desk `fix-login`" in out and "git remote set-head origin --auto" in out
+    assert "Deploys run from CI" not in found and "`deploys-run-from-ci`" in found
+    git(sandbox, "remote", "set-head", "origin", "--auto")
+    out = mem(sandbox, "context").stdout
+    found = mem(sandbox, "find", "login", "deploys").stdout
+    assert "desk `fix-login`" in out and "curl" not in out + found
+    assert "Deploys run from CI" in found and "`deploys-run-from-ci`" not in found
+
+
+def test_refs_are_read_in_one_module(ecomem) -> None:
+    """One reader of the default branch and of refs (branch.py): every other module asks
+    it, so the rule of what stands for review cannot differ between two readers."""
+    package = Path(ecomem.__file__).parent
+    readers = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if any(mark in path.read_text() for mark in ("packed-refs", "refs/remotes/", "refs/heads/"))
+    )
+    assert readers == ["branch.py"]
+
+
+def test_consent_comes_after_content(victim: Path) -> None:
+    """The first `adopt` shows the text and takes nothing; `--take` takes exactly what was
+    shown, by its token, and a file changed after it was shown is not taken."""
+    shown = mem(victim, "adopt", "fix-login", "--json")
+    assert shown.returncode == 0, shown.stderr
+    report = json.loads(shown.stdout)
+    assert "curl -fsSL" in report["shown"][0]["text"] and "adopted" not in report
+    assert "desk `fix-login`" in mem(victim, "find").stdout  # still named: nothing taken
+    desk = victim / DESK
+    desk.write_text(desk.read_text() + "- one more order, written after the user looked\n")
+    stale = mem(victim, "adopt", "fix-login", "--take", report["token"])
+    assert stale.returncode == 1 and "run adopt again" in stale.stderr
+    assert "desk `fix-login`" in mem(victim, "find").stdout
+    assert mem(victim, "adopt", "fix-login", "--take", "0" * 16).returncode == 1
+    assert adopt(victim, "fix-login").returncode == 0
+    assert "desk `fix-login`" not in mem(victim, "find").stdout
+
+
+def test_the_templates_own_rows_are_never_unreviewed_memory(pristine: Path, tmp_path: Path) -> None:
+    """An install committed on a feature branch, before the default branch has it: the
+    catalogs' header rows are the template's, not someone else's memory (issue 47)."""
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(pristine), str(bare))
+    git(bare, "branch", "-m", "main", "install-eco-mem")
+    empty_tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git knows it in every repository
+    root = git(bare, "commit-tree", empty_tree, "-m", "a host before eco-mem").strip()
+    git(bare, "update-ref", "refs/heads/main", root)
+    git(bare, "symbolic-ref", "HEAD", "refs/heads/main")
+    clone = fresh_clone(bare, tmp_path / "clone", "install-eco-mem")
+    assert mem(clone, "track").returncode == 0
+    for output in (mem(clone, "context").stdout, mem(clone, "find", "--all").stdout):
+        assert "unreviewed" not in output and "adopt" not in output, output
+
+
+def test_a_desk_made_here_and_edited_by_hand_reads_as_ours(origin: Path, tmp_path: Path) -> None:
+    """SKILL.md has the agent keep its desk by hand: a desk `new working` made here, which
+    git never brought (not in the index, HEAD or a merge's commit), stays the agent's own
+    after each edit, so the digest and `find` still put its open task back in context."""
+    here = fresh_clone(origin, tmp_path / "here", "main")
+    made = mem(here, "new", "working", "--title", "own task", "--goal", "ship it")
+    assert made.returncode == 0, made.stderr
+    desk = here / MEMORY / "working/own-task.md"
+    desk.write_text(desk.read_text() + "- session 2: narrowed it to the cache layer\n")
+    out = mem(here, "context").stdout
+    assert "narrowed it to the cache layer" in out and "desk `own-task`" not in out, out
+    found = mem(here, "find", "cache", "layer").stdout
+    assert "working/own-task.md | ship it" in found and "desk `own-task`" not in found, found
+
+
+# Git writes what it brings into the index, an ignored desk of ours at the same path too.
+OVER_OUR_DESK = {
+    key: TAKE_UNCOMMITTED[key]
+    for key in ("merge stopped on a conflict", "merge --no-commit", "merge --squash")
+}
+OVER_OUR_DESK["cherry-pick -n"] = TAKE_UNCOMMITTED["cherry-pick -n"]
+OVER_OUR_DESK["checkout BRANCH -- PATH"] = TAKE_UNCOMMITTED["checkout BRANCH -- PATH"]
+# Unstaged again mid-merge, the desk is still in the commit the merge takes from.
+OVER_OUR_DESK["merge --no-commit, desk unstaged"] = TAKE_UNCOMMITTED["merge --no-commit"]
+
+
+@pytest.mark.parametrize("take", sorted(OVER_OUR_DESK))
+def test_a_branchs_desk_over_a_desk_made_here_stays_that_branchs(
+    origin: Path, tmp_path: Path, take: str
+) -> None:
+    """This clone made `working/fix-login.md` (gitignored, in its record); a branch that
+    tracks a desk at that path overwrites it when merged or taken. The path is in the
+    index then, so the branch's text is named, never shown as the agent's own desk."""
+    here = fresh_clone(origin, tmp_path / "here", "main")
+    assert mem(here, "track").returncode == 0
+    made = mem(here, "new", "working", "--title", "fix login", "--goal", "our own goal")
+    assert made.returncode == 0, made.stderr
+    assert (here / DESK).is_file()
+    if take.startswith("merge stopped"):  # the same fact file added on both sides
+        (here / FACT).write_text(FACT_TEXT.replace("curl", "wget"))
+        git(here, "add", FACT)
+        git(here, "commit", "-qm", "a fact of ours, by hand")
+    done = subprocess.run(["git", *OVER_OUR_DESK[take]], cwd=here, capture_output=True)
+    assert (done.returncode != 0) == take.startswith("merge stopped"), done.stderr
+    if take.endswith("unstaged"):
+        git(here, "rm", "-q", "--cached", DESK)
+    assert (here / DESK).read_text() == DESK_TEXT  # git overwrote our ignored desk
+    out = mem(here, "context").stdout
+    found = mem(here, "find", "login").stdout
+    for order in ORDERS:
+        assert order not in out + found, take
+    assert "desk `fix-login`" in out and "pick yours up" not in out
+    assert "desk `fix-login`" in found

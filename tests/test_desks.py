@@ -23,7 +23,7 @@ from tests.helpers import (
     run_script,
     snapshot_template,
 )
-from tests.memory_helpers import fact, mem, verify_findings
+from tests.memory_helpers import adopt, fact, mem, verify_findings
 
 DESK = f"{MEMORY}/working/port-auth.md"
 WORKING_INDEX = f"{MEMORY}/working/INDEX.md"
@@ -111,7 +111,7 @@ def test_two_sessions_in_fresh_clones_carry_one_desk_and_it_never_reaches_main(
     # (docs/teamwork.md; tests/test_branch_provenance.py holds the rest).
     assert "desk `port-auth`" in mem(second, "find").stdout
     assert "step 1 done" not in mem(second, "context").stdout
-    assert mem(second, "adopt", "port-auth").returncode == 0
+    assert adopt(second, "port-auth").returncode == 0
     listed = mem(second, "find")
     assert listed.stdout.splitlines()[0] == f"{DESK} | auth on v2"
     assert "- step 1 done" in (second / DESK).read_text()

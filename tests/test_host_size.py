@@ -24,7 +24,11 @@ from benchmarks.host_size import measure
 # stated rule in one command and key-word slugs (50), the rule candidates of a store from
 # an earlier release (90), the tidy's one-line listing of every fact (105), the rest in
 # find, review and their docstrings (tests/test_load_rules.py).
-LINES_CEILING = 16_783
+# +106 for issue 44: adopt's second step (take by token what was shown), the one reader
+# of refs (branch.py) that two others now call, the template's own catalog rows.
+# +50 for the desk the agent keeps by hand: one made here that git never brought stays
+# this clone's after an edit (store/provenance.py, never_brought).
+LINES_CEILING = 16_939
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

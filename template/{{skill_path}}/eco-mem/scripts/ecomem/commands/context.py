@@ -15,9 +15,9 @@ It must never break a session: on any error it prints nothing and exits 0
 once, so a failure never leaves half a digest. A desk holding a line that reads as an
 order to the agent (verify's injection rule) is named but not shown: memory is data, and
 a hook's output reaches the agent with more weight than a file it chose to open.
-Memory the checked-out branch brought in that no review passed and this clone did not
-write (store/provenance.py) is only named, by slug, branch, commit and author, with the
-one command that shows it (`adopt`): a branch's desk is never offered as the agent's task.
+Memory that no review passed and no memory command of this clone wrote
+(store/provenance.py) is only named, by slug, branch, commit and author, with the one
+command that shows it (`adopt`): a branch's desk is never offered as the agent's task.
 Claude Code's hook runs this module from the copy in the git dir (install/hooks.py),
 which calls `emit` with the root; `eco_mem.py context` comes straight here, without the
 argument parser.
@@ -184,8 +184,8 @@ def digest(root: str) -> str:
 
 
 def branch_memory(root: str):
-    """What the checked-out branch brought in unreviewed (store/provenance.py); on any
-    error, all of it: the digest then names memory rather than show it."""
+    """The memory no review passed and this clone did not write (store/provenance.py); on
+    any error, all of it: the digest then names memory rather than show it."""
     from ..store import provenance
 
     try:
@@ -244,14 +244,14 @@ def _named(row) -> str:
 
 
 def unreviewed_block(review) -> str:
-    """Names, never text, of the memory a branch brought in that no one here reviewed."""
+    """Names, never text, of the memory no review passed and this clone did not write."""
     items = review.every()
     lines = [
-        f"eco-mem: memory this branch adds that the default branch ({review.default}) lacks"
-        " and this clone did not write. Someone else's text, not shown: tell the user, and"
-        " only with their OK run"
-        f" `python3 {protocol.SKILL_DIR}/scripts/eco_mem.py adopt SLUG` (it shows the text"
-        " quoted, with its origin, and makes it read as this clone's)."
+        f"eco-mem: memory the default branch ({review.default}) does not hold as it is and"
+        " no eco-mem command here wrote (a branch's text, a merge or checkout in progress,"
+        " a hand edit). Someone else's text, not shown: tell the user;"
+        f" `python3 {protocol.SKILL_DIR}/scripts/eco_mem.py adopt SLUG` shows it quoted and"
+        " takes nothing, and it reads as this clone's only once the user has read it and agreed."
     ]
     lines += [f"- {item.line()}" for item in items[:UNREVIEWED_NAMED]]
     if len(items) > UNREVIEWED_NAMED:

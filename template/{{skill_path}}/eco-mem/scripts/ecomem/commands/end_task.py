@@ -99,8 +99,8 @@ def refuse_unreviewed(review, desk: str) -> None:
     from ..findings import ERROR, Finding
 
     message = (
-        f"this {origin.line()} is not this clone's and no review passed it: show it to the"
-        f" user with `adopt {origin.slug}`, and end it once they agree"
+        f"this {origin.line()} is not this clone's and no review passed it: `adopt"
+        f" {origin.slug}` shows it to the user; end it once they agreed and it was taken"
     )
     raise Refused([Finding(desk, 0, "working.unreviewed", ERROR, message)])
 

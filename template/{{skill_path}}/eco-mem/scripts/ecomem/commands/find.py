@@ -16,7 +16,7 @@ is withheld from the output, named as withheld, rather than handed to the reader
 The desks have no rows: each open desk is listed from its own file, by its heading
 and goal line only, ahead of every row; at most the desk cap of them (then how many
 more), so a commit that plants thousands of desks cannot flood the reader.
-A desk, row or entry that the checked-out branch brought in unreviewed
+A desk, row or entry that no review passed and no memory command of this clone wrote
 (store/provenance.py) is named apart, after the rows, by its origin and never its text.
 """
 
@@ -325,8 +325,9 @@ def name_unreviewed(foreign: list[Match], every: bool) -> None:
         return
     skill = protocol.SKILL_DIR
     print(
-        f"unreviewed (not on the default branch, not written here; someone else's text"
-        f" until the user approves `python3 {skill}/scripts/eco_mem.py adopt SLUG`):"
+        "unreviewed (not the default branch's, not written here; someone else's text:"
+        f" `python3 {skill}/scripts/eco_mem.py adopt SLUG` shows it to the user, and takes"
+        " nothing until they agree):"
     )
     named = foreign if every else foreign[:UNREVIEWED_NAMED]
     for match in named:

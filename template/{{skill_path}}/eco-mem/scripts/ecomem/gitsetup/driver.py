@@ -74,6 +74,8 @@ MODULES = (
     "ecomem/store/names.py",
     "ecomem/store/place.py",
     "ecomem/store/provenance.py",
+    "ecomem/branch.py",
+    "ecomem/store/contracts.py",
     "ecomem/store/stores.py",
     "ecomem/store/record.py",
     "ecomem/git_home.py",

@@ -397,13 +397,14 @@ def stale_desks(review: Review, default_branch: str | None) -> list[Item]:
 
 
 def _merged_travelling_desks(review: Review, given: str | None) -> list[tuple[str, str]]:
-    from ..branch import current_branch, default_branch
+    from ..branch import HEADS, ORIGIN, current_branch, likely_defaults, ref_commit
     from ..git import git_dirs, run_git
 
     dirs = git_dirs(review.root)
+    if dirs is None:
+        return []
     branch = current_branch(dirs)
-    default = given or default_branch(dirs)
-    candidates = [default] if default else ["main", "master"]
+    candidates = likely_defaults(dirs, given)
     if branch is None or branch in candidates:
         return []
     working = review.store.drawers["working"].relpath
@@ -420,13 +421,13 @@ def _merged_travelling_desks(review: Review, given: str | None) -> list[tuple[st
         ]
         if not desks:
             return []
+        head = ref_commit(dirs, "HEAD")
         for name in candidates:
-            for ref in (f"refs/remotes/origin/{name}", f"refs/heads/{name}"):
-                code, tip = run_git(review.root, "rev-parse", "-q", "--verify", ref)
-                if code != 0:
+            for ref in (ORIGIN + name, HEADS + name):
+                tip = ref_commit(dirs, ref)
+                if not tip:
                     continue
-                _, head = run_git(review.root, "rev-parse", "HEAD")
-                if head.strip() == tip.strip():
+                if head == tip:
                     return []  # nothing of this branch is its own yet
                 code, _ = run_git(review.root, "merge-base", "--is-ancestor", "HEAD", ref)
                 return [(path, name) for path in desks] if code == 0 else []

@@ -1,35 +1,47 @@
-"""Whose memory is this: what the checked-out branch brought in that no review has passed.
+"""Whose memory is this: what no review passed and no memory command of this clone wrote.
 
-Memory on the default branch was merged through review, and what this clone wrote is its
-own; both read as they always did. What else the branch adds or changes under a memory
-folder (a desk that travelled, a fact, a catalog row) is someone else's text until the
-user adopts it (`adopt`): `context` and `find` name it (slug, branch, commit, author),
-never show it, since a hook's output reaches the agent as its own plan.
+Memory reaches the agent as its own only when it is one of:
 
-The default branch is the one a clone names: `refs/remotes/origin/HEAD` (set by `git
-clone`), else `origin/main`, else `origin/master`. With none of them (a repository with
-no remote, a CI checkout of one commit) there is nothing to compare with and everything
-reads as today. When HEAD is the default's own commit nothing differs, and git is not
-even asked.
+- reviewed: it is the default branch's, as `git diff` against that branch sees it; the
+  default is the branch origin/HEAD names (branch.reviewed_ref), never a branch taken
+  for the default by its name;
+- written here: its bytes hash to a value in this clone's record of writes
+  (store/record.py, in the git dir, where no commit reaches: the memory commands and
+  `adopt --take` note there what they wrote);
+- the template's own: a catalog's header and separator rows as the INDEX contract
+  writes them (store/contracts.py), whichever commit brought them.
 
-A memory file is this clone's own when its bytes differ from HEAD's (a local edit no
-commit made), when HEAD lacks it (never committed), or when its hash is in the clone's
-record of writes (store/record.py, in the git dir: the memory commands and `adopt` note
-there what they wrote). A commit made here proves nothing: a squash merge or a path
-checked out from a branch is committed as plainly as a hand edit, so a desk edited by
-hand and committed reads as the branch's until `adopt`. A catalog is judged row by row:
-a row the default's catalog holds, or that the record or a local edit made, is read.
+Anything else under a memory folder (a desk, an entry, a catalog row) is someone else's
+text until the user adopts it: `context` and `find` name it (slug, path, branch, commit,
+author) and never show it, since a hook's output reaches the agent as its own plan.
+Where a file sits in git says nothing about who wrote it: a merge stopped on a conflict,
+`merge --squash`, `merge --no-commit`, `cherry-pick -n` and `checkout BRANCH -- PATH`
+all leave a branch's memory uncommitted, differing from HEAD or missing from it, exactly
+as an edit by hand does; and a squash or a path checked out is then committed as plainly
+as that edit. So a hand edit is named as well, until `adopt` shows it and the user takes it,
+with one exception the protocol needs: the agent keeps its desk by hand, and a desk a
+memory command made here that git never brought (no stage of the index, HEAD or the
+commit a merge in progress takes from holds its path) stays this clone's (never_brought).
+
+Without a known default (a clone made by `git init` and `git fetch`, a shallow CI
+checkout) nothing is reviewed, and all memory this clone did not write is named; the
+digest says how to name the default. A repository that names no remote and never fetched
+holds only what was made in it, and reads as it always did.
+
+Cost: one `git ls-tree` and one `git diff --name-only` of the default's memory folders
+(git's index knows which files are untouched, so only the others are read and hashed),
+one `git cat-file --batch` for the default's catalogs that differ, and for at most
+MAX_ASKED named items one `cat-file --batch` of HEAD's versions and a `git log` each; for
+desks made here and edited since, one `cat-file --batch-check` for all of them.
 """
 
 from __future__ import annotations
 
 import os
 
+from ..branch import ORIGIN
 from ..lazy_re import lazy
 
-HEADS = "refs/heads/"
-ORIGIN = "refs/remotes/origin/"
-FALLBACK = ("main", "master")
 MAX_FILE = 1024 * 1024  # a larger memory file is someone else's by size alone
 # Text a commit chose (a branch name, an author) is shown only when it is this plain.
 PLAIN_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9._/@+-]{0,79}")
@@ -41,7 +53,7 @@ NOT_SHOWN = "(name not shown)"
 class Origin:
     """Where one unreviewed item came from: the last commit of HEAD that changed it."""
 
-    __slots__ = ("author", "branch", "commit", "kind", "path", "slug")
+    __slots__ = ("author", "branch", "commit", "kind", "path", "slug", "uncommitted")
 
     def __init__(self, slug: str, kind: str, path: str, branch: str) -> None:
         self.slug = slug  # the entry's or desk's file stem, or a pointer row's name
@@ -50,10 +62,13 @@ class Origin:
         self.branch = branch
         self.commit = ""
         self.author = ""
+        self.uncommitted = False  # HEAD lacks it: a merge, a checkout or an edit, not committed
 
     def line(self) -> str:
         """One line naming it, without a word of its text."""
         what = {"desk": "desk", "entry": "entry", "row": "catalog row"}[self.kind]
+        if self.uncommitted:
+            return f"{what} `{self.slug}` ({self.path}) on branch {self.branch}, not committed"
         return (
             f"{what} `{self.slug}` ({self.path}) from branch {self.branch},"
             f" commit {self.commit or '?'} by {self.author or '?'}"
@@ -101,29 +116,26 @@ class Review:
 
 
 NOTHING = Review()
-# What the digest calls the default branch when this clone has none to compare with.
-UNKNOWN_DEFAULT = "none here: `git fetch origin` and `git remote set-head origin --auto` fetch it"
+# What the digest calls the default branch when this clone names none.
+UNKNOWN_DEFAULT = (
+    "none known here, so none of it counts as reviewed: `git remote set-head origin --auto`"
+    " asks the remote for its default"
+)
 
 
 def unreviewed(root) -> Review:
-    """The unreviewed memory of the work tree `root`; an empty Review when git cannot
-    answer or there is no default branch to compare with."""
+    """The unreviewed memory of the work tree `root`; an empty Review outside git, and in
+    a repository that names no remote and never fetched."""
+    from ..branch import ever_fetched, has_remote, reviewed_ref
     from ..git import git_dir_names
 
     root = os.fspath(root)
     dirs = git_dir_names(root)
     if dirs is None:
         return NOTHING
-    default = default_ref(dirs[1])
-    if default is None and not has_remote(dirs[1]):
+    default = reviewed_ref(dirs)
+    if default is None and not has_remote(dirs) and not ever_fetched(dirs):
         return NOTHING  # a repository of its own: nothing came from anywhere else
-    head = ref_commit(dirs, "HEAD")
-    if not head:
-        return NOTHING  # no commit yet: all memory here is this clone's, uncommitted
-    if default is not None and head == ref_commit(dirs, default):
-        review = Review()
-        review.default = default
-        return review
     try:
         return _compare(root, dirs, default)
     except Exception:  # whatever stopped the comparison (git, a limit, a bug) fails closed
@@ -166,59 +178,6 @@ UNANSWERED = "(not compared: git could not answer; run `git status`, then verify
 ARGS_BYTES = 64 * 1024
 
 
-def has_remote(common: str) -> bool:
-    """Whether this clone names a remote: then memory can have come from elsewhere."""
-    try:
-        with open(os.path.join(common, "config"), encoding="utf-8", errors="replace") as config:
-            return any(line.strip().startswith('[remote "') for line in config)
-    except OSError:
-        return False
-
-
-def default_ref(common: str) -> str | None:
-    """The default branch as a ref (`refs/remotes/origin/NAME`), None when there is none."""
-    from ..git import read_small
-
-    text = read_small(os.path.join(common, "refs/remotes/origin/HEAD"))
-    if text.startswith("ref:") and text[4:].strip().startswith(ORIGIN):
-        return text[4:].strip()
-    for name in FALLBACK:
-        if _packed_or_loose(common, ORIGIN + name):
-            return ORIGIN + name
-    return None
-
-
-def ref_commit(dirs: tuple[str, str], ref: str) -> str:
-    """The commit `ref` (or HEAD) points to, read from the files git keeps; "" if unknown."""
-    from ..git import read_small
-
-    if ref == "HEAD":
-        text = read_small(os.path.join(dirs[0], "HEAD"))
-        if not text.startswith("ref:"):
-            return text
-        ref = text[4:].strip()
-    return _packed_or_loose(dirs[1], ref)
-
-
-def _packed_or_loose(common: str, ref: str) -> str:
-    from ..git import read_small
-
-    if ".." in ref or not ref.startswith("refs/"):
-        return ""
-    loose = read_small(os.path.join(common, ref))
-    if loose:
-        return loose
-    try:
-        with open(os.path.join(common, "packed-refs"), encoding="utf-8") as packed:
-            for line in packed:
-                commit, _, name = line.strip().partition(" ")
-                if name == ref:
-                    return commit
-    except (OSError, UnicodeDecodeError):
-        pass
-    return ""
-
-
 def batches(items: list[str], limit: int = ARGS_BYTES) -> list[list[str]]:
     """`items` in groups that fit one git call: each item and its separator add up to at
     most `limit` bytes (a command line's paths, or the lines fed to its stdin)."""
@@ -253,103 +212,138 @@ def _listing(calls: list) -> dict[str, str]:
     return found
 
 
-def _compare(root: str, dirs: tuple[str, str], default: str) -> Review:
+def _compare(root: str, dirs: tuple[str, str], default: str | None) -> Review:
     from ..git import GitCall
-    from .record import read_record, row_digest
+    from .record import digest, read_record, row_digest
     from .stores import all_stores
 
     folders = [folder for folder in all_stores(root) if folder]
-    head_call = _tree(root, "HEAD", folders)
-    # No default branch here (a shallow or single-branch clone): nothing counts as
-    # reviewed, and the digest says how to fetch one.
-    default_call = _tree(root, default, folders) if default else None
-    # What differs from HEAD in the work tree, as git sees it (line-end conversion and
-    # filters applied): an edit made here. Bytes alone would not do: a committed
-    # `.gitattributes` can make a checkout differ from its blob.
-    edited_calls = [
-        GitCall(root, "diff", "--name-only", "-z", "HEAD", "--", *group)
-        for group in batches(folders)
-    ]
-    head, base = _listing(head_call), _listing(default_call) if default_call else {}
-    listed = set()
-    for call in edited_calls:
-        code, out = call.result()
-        if code != 0:
-            raise Unanswered
-        listed.update(out.decode("utf-8", "surrogateescape").split("\0"))
-    edited = _really_edited(root, listed - {""})
+    on_disk = memory_files(root, folders)
+    base, differs = {}, set()
+    if default and on_disk:  # no default known: nothing is reviewed
+        # The default's blob ids, and what git sees differ from them in the work tree
+        # (its index knows which files are untouched, so those are never read here).
+        listing = _tree(root, default, folders)
+        asked = ("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", default, "--")
+        diffs = [GitCall(root, *asked, *group) for group in batches(folders)]
+        base = _listing(listing)
+        for call in diffs:
+            code, out = call.result()
+            if code != 0:
+                raise Unanswered
+            differs.update(out.decode("utf-8", "surrogateescape").split("\0"))
     review = Review()
     review.default = default[len(ORIGIN) :] if default else UNKNOWN_DEFAULT
-    changed = {path: blob for path, blob in head.items() if base.get(path) != blob}
-    if not changed:
-        return review
-    record = read_record(root)
-    branch = branch_name(dirs)
-    catalogs = []
-    for path in sorted(changed):
-        full = os.path.join(root, path)
-        if not os.path.lexists(full):
-            continue  # removed here: nothing to read
+    record = read_record(root) if on_disk else set()
+    recorded = {where for kind, _, where in record if kind == "file"}
+    label = branch_label(dirs)
+    catalogs, edited = {}, []
+    for path in sorted(on_disk):
+        if path in base and path not in differs:
+            continue  # the default's bytes, as git sees them: reviewed
+        data = _read(os.path.join(root, path))  # None: a link, a folder, too large
         if path.endswith("/INDEX.md"):
-            catalogs.append(path)
+            if data is not None:  # find and verify report a catalog they cannot read
+                catalogs[path] = data
             continue
-        if path in edited or not path.endswith(".md"):
-            continue  # this clone's edit, or no memory file a reader opens
-        data = _read(full)  # None: a link, a folder, too large; named, never read
-        if data is None or ("file", _digest(data), path) not in record:
+        if data is None or ("file", digest(data), path) not in record:
             drawer = path.rsplit("/", 2)[-2]
             kind = "desk" if drawer == "working" else "entry"
-            review.files[path] = Origin(path.rsplit("/", 1)[-1][:-3], kind, path, branch)
-    if catalogs:
-        wanted = [base[path] for path in catalogs if path in base]
-        wanted += [head[path] for path in catalogs if path in edited]
-        texts = _blobs(root, wanted)
-        for path in catalogs:
-            data = _read(os.path.join(root, path))
-            if data is None:
-                continue  # find and verify report a catalog they cannot read
-            reviewed = set(table_lines(texts.get(base.get(path, ""), "")))
-            committed = set(table_lines(texts.get(head[path], ""))) if path in edited else None
-            rows = {}
-            for line in table_lines(data.decode("utf-8", "replace")):
-                if line in reviewed or ("row", row_digest(line), path) in record:
-                    continue
-                if committed is not None and line not in committed:
-                    continue  # a row edited here, after HEAD
-                rows[line] = Origin(row_slug(line), "row", path, branch)
-            if rows:
-                review.rows[path] = rows
+            review.files[path] = Origin(path.rsplit("/", 1)[-1][:-3], kind, path, label)
+            if kind == "desk" and data is not None and path in recorded:
+                edited.append(path)  # a desk made here, edited by hand since: see below
+    for path in never_brought(root, edited):
+        del review.files[path]
+    texts = _blobs(root, [base[path] for path in catalogs if path in base])
+    for path, data in catalogs.items():
+        # A row is read when the default's catalog holds it, this clone wrote it, or the
+        # template writes it (the table's header and separator): named otherwise.
+        known = set(table_lines(texts.get(base.get(path, ""), "")))
+        known.update(template_rows(path))
+        rows = {}
+        for line in table_lines(data.decode("utf-8", "replace")):
+            if line not in known and ("row", row_digest(line), path) not in record:
+                rows[line] = Origin(row_slug(line), "row", path, label)
+        if rows:
+            review.rows[path] = rows
     _commits(root, dirs, review)
     return review
 
 
-def _really_edited(root: str, listed: set[str]) -> set[str]:
-    """The paths of `listed` whose bytes differ from HEAD's blob as checkout writes it.
+# Where git puts what it brings: the index (stage 0 and a conflict's three stages), the
+# checked-out commit, and the commit a stopped merge, cherry-pick or revert takes from.
+BROUGHT_FROM = (
+    *(f":{n}:" for n in range(4)),
+    "HEAD:",
+    "MERGE_HEAD:",
+    "CHERRY_PICK_HEAD:",
+    "REVERT_HEAD:",
+)
 
-    `git diff` also lists a file a committed attribute rewrites on checkout (`ident`
-    expands `$Id$`): a branch could pass its memory off as an edit made here that way."""
-    from ..git import GitCall
 
-    if not listed:
-        return set()
-    paths = sorted(listed)
-    # One git each (a batch stops at the first path in git 2.39), started RUNNING at a
-    # time before any is waited on: a branch can make many files look edited, and a
-    # process each at once would run out of file descriptors.
-    checked_out = {}
-    for start in range(0, len(paths), RUNNING):
-        window = paths[start : start + RUNNING]
-        calls = [(path, GitCall(root, "cat-file", "--filters", f"HEAD:{path}")) for path in window]
-        for path, call in calls:
-            code, out = call.result()
-            if code == 0:  # else not in HEAD: an edit of this clone's
-                checked_out[path] = out
-    edited = set()
-    for path in paths:
-        data = _read(os.path.join(root, path))
-        if path not in checked_out or data is None or data != checked_out[path]:
-            edited.add(path)
-    return edited
+def never_brought(root: str, desks: list[str]) -> list[str]:
+    """The desks among `desks` (made here by a memory command, edited by hand since) that
+    git never brought: a merge, squash, `cherry-pick -n` or `checkout BRANCH -- PATH`
+    writes what it brings into the index (an ignored desk it overwrites too), so an
+    untracked, unstaged desk is the agent's own, kept by hand as SKILL.md says. A
+    travelling desk, in HEAD, stays named. One `cat-file --batch-check`; in doubt, none."""
+    from ..git import MAX_INPUT, GitCall
+
+    desks = [path for path in desks if "\n" not in path]
+    if not desks:
+        return []
+    asked = [(path, f"{where}{path}") for path in desks for where in BROUGHT_FROM]
+    # A character takes at most 4 bytes in UTF-8: each group fits git's stdin limit.
+    groups = batches([question for _, question in asked], MAX_INPUT // 4)
+    given = [
+        "".join(f"{q}\n" for q in group).encode("utf-8", "surrogateescape") for group in groups
+    ]
+    calls = [GitCall(root, "cat-file", "--batch-check", given=text) for text in given]
+    answers = []
+    for group, call in zip(groups, calls):
+        code, out = call.result()
+        lines = out.decode("utf-8", "surrogateescape").split("\n")
+        if code != 0 or len(lines) != len(group) + 1:
+            return []
+        answers += lines[:-1]
+    # Anything but `QUESTION missing` (an object, an ambiguous name) counts as brought.
+    held = {
+        path for (path, question), answer in zip(asked, answers) if answer != f"{question} missing"
+    }
+    return [path for path in desks if path not in held]
+
+
+def memory_files(root: str, folders: list[str]) -> list[str]:
+    """Every `.md` file (or link) under the drawers of the stores `folders`, repository-
+    relative: what a reader may open, listed without reading it."""
+    from .. import protocol
+    from .place import refused
+
+    found = []
+    for folder in folders:
+        for drawer in protocol.DRAWERS:
+            # The readers' rule: a folder a link takes out of its place is never read
+            # (a drawer linked to / would have this walk the whole disk).
+            if refused(root, folder, drawer):
+                continue
+            top = os.path.join(root, folder, drawer)
+            for where, subfolders, names in os.walk(top):
+                subfolders[:] = [name for name in subfolders if name != ".git"]
+                relative = os.path.relpath(where, root).replace(os.sep, "/")
+                found += [f"{relative}/{name}" for name in names if name.endswith(".md")]
+    return found
+
+
+def template_rows(index_relpath: str) -> list[str]:
+    """The table lines the template itself writes into this catalog (its header and
+    separator, from the INDEX contract): never someone else's memory."""
+    from .. import protocol
+    from .contracts import contract
+
+    store, drawer = index_relpath.rsplit("/", 2)[:2]
+    if drawer not in protocol.DRAWERS:
+        return []
+    return table_lines(contract(store, drawer))
 
 
 def table_lines(text: str) -> list[str]:
@@ -383,12 +377,6 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _digest(data: bytes) -> str:
-    from .record import digest
-
-    return digest(data)
-
-
 def _blobs(root: str, ids: list[str]) -> dict[str, str]:
     """{blob id: its text} from `git cat-file --batch`, in calls its stdin takes."""
     from ..git import MAX_INPUT, GitCall
@@ -413,15 +401,12 @@ def _blobs(root: str, ids: list[str]) -> dict[str, str]:
     return texts
 
 
-def branch_name(dirs: tuple[str, str]) -> str:
-    from ..git import read_small
+def branch_label(dirs: tuple[str, str]) -> str:
+    """The checked-out branch as an origin line shows it."""
+    from ..branch import current_branch
 
-    text = read_small(os.path.join(dirs[0], "HEAD"))
-    if not text.startswith("ref:"):
-        return "(a detached HEAD)"
-    name = text[4:].strip()
-    name = name[len(HEADS) :] if name.startswith(HEADS) else name
-    return plain(name, PLAIN_NAME)
+    name = current_branch(dirs)
+    return "(a detached HEAD)" if name is None else plain(name, PLAIN_NAME)
 
 
 def plain(text: str, shape) -> str:
@@ -434,20 +419,27 @@ def plain(text: str, shape) -> str:
 
 
 MAX_ASKED = 20  # commits looked up; past them an item is named without one
-RUNNING = 32  # git processes started together for the edited files
 
 
 def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
-    """Fill in each item's last commit and author (git log, one call per path). A commit
-    names where an item came from, never who wrote it: a squash merge, `cherry-pick -n`
-    or `checkout BRANCH -- PATH` commits a branch's memory here as plainly as a hand
-    edit does, so only the record of writes and a local edit make memory this clone's."""
-    from ..git import GitCall
+    """Fill in each item's last commit and author (git log, one call per path, at most
+    MAX_ASKED), or mark it not committed when HEAD does not hold it as it is now (a
+    merge, a checkout or an edit in progress). A commit names where an item came from,
+    never who wrote it: a squash merge, `cherry-pick -n` or `checkout BRANCH -- PATH`
+    commits a branch's memory here as plainly as a hand edit does, so only the record of
+    writes makes it this clone's."""
+    from ..git import MAX_INPUT, GitCall
 
     paths = list(dict.fromkeys([*review.files, *review.rows]))[:MAX_ASKED]
+    paths = [path for path in paths if "\n" not in path]
+    if not paths:
+        return
+    given = "".join(f"HEAD:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
+    in_head = GitCall(root, "cat-file", "--batch", given=given) if len(given) <= MAX_INPUT else None
     calls = {
         path: GitCall(root, "log", "-1", "--format=%H%x00%an", "HEAD", "--", path) for path in paths
     }
+    committed = _head_texts(in_head, paths)
     for path, call in calls.items():
         code, out = call.result()
         commit, _, author = out.decode("utf-8", "replace").strip().partition("\0")
@@ -457,3 +449,34 @@ def _commits(root: str, dirs: tuple[str, str], review: Review) -> None:
         for origin in [review.files.get(path), *review.rows.get(path, {}).values()]:
             if origin is not None:
                 origin.commit, origin.author = commit[:7], author
+    for path in paths:
+        held = committed.get(path)
+        origin = review.files.get(path)
+        if origin is not None and (held is None or held != _read(os.path.join(root, path))):
+            origin.uncommitted = True
+        rows = review.rows.get(path, {})
+        lines = set(table_lines(held.decode("utf-8", "replace"))) if held is not None else set()
+        for line, origin in rows.items():
+            origin.uncommitted = line not in lines
+
+
+def _head_texts(call, paths: list[str]) -> dict[str, bytes]:
+    """{path: HEAD's bytes} from `git cat-file --batch` fed `HEAD:PATH` lines, in order;
+    a path HEAD lacks is left out (git answers `HEAD:PATH missing`)."""
+    if call is None:
+        return {}
+    code, out = call.result()
+    texts, at = {}, 0
+    for path in paths:
+        end = out.find(b"\n", at)
+        if code != 0 or end < 0:
+            break
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or not header[2].isdigit():
+            continue  # HEAD lacks it: `HEAD:PATH missing`, no content follows
+        size = int(header[2])
+        if header[1] == b"blob":
+            texts[path] = out[at : at + size]
+        at += size + 1
+    return texts
