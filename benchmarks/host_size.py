@@ -79,7 +79,7 @@ class Host:
         return result
 
     def mem(self, label: str, *args: str, ok=(0,), cwd: Path | None = None):
-        script = str((cwd or self.root) / SCRIPTS / "eco_mem.py")
+        script = str((cwd or self.root) / SCRIPTS / "eco_mem.pyz")
         return self.python(label, script, *args, ok=ok, cwd=cwd)
 
     def git_merge(self, label: str, branch: str):
@@ -227,7 +227,7 @@ def report(files: dict[str, int], loaded: dict[str, set[str]]) -> dict:
     unloaded = {
         path: lines
         for path, lines in files.items()
-        if path != "eco_mem.py" and module_name(path) not in everything
+        if path != "eco_mem.pyz" and module_name(path) not in everything
     }
     total = sum(files.values())
     return {

@@ -1,24 +1,23 @@
-#!/usr/bin/env python3
 """eco-mem: the commands for this repository's agent memory. Stdlib only, Python 3.9+.
 
-`eco_mem.py --help` lists every command (their table is ecomem/commands/__init__.py);
-`eco_mem.py COMMAND --help` gives one command's options. Exit codes: 0 ok, 1 findings,
-conflicts, or refused by a rule (nothing written), 2 usage or I/O error.
+This is the entry of `eco_mem.pyz`, the one runtime file a host holds (built from the
+template repository's runtime/ by `ops.py build-runtime`). `eco_mem.pyz --help` lists
+every command (their table is ecomem/commands/__init__.py); `eco_mem.pyz COMMAND
+--help` gives one command's options. Exit codes: 0 ok, 1 findings, conflicts, or
+refused by a rule (nothing written), 2 usage or I/O error.
 """
 
 import os
 import stat
 import sys
 
-# Python puts the script's folder first on sys.path, so a host file such as
-# scripts/argparse.py would shadow the standard library for every import below.
-# Take that entry out (under -I, as the install's tasks run us, it is never there)
-# and look for our package only after the standard library and site-packages.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_FIRST = sys.path[0] if sys.path else ""
-if _FIRST and os.path.isdir(_FIRST) and os.path.samefile(_FIRST, _HERE):
-    del sys.path[0]
-sys.path.append(_HERE)
+# The archive this file was loaded from (or runtime/, run from the source).
+ARCHIVE = os.path.dirname(os.path.abspath(__file__))
+CACHE_HOME = os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+    "eco-mem",
+    "runtime",
+)
 
 # A standard stream the caller closed (`>&-`) gets the null device in its place before
 # anything opens a file: else the lock or an entry would take the free descriptor and
@@ -29,15 +28,76 @@ for fd in (0, 1, 2):
     except OSError:
         os.open(os.devnull, os.O_RDWR)  # takes the lowest free descriptor: this one
 
-# The package sits beside this file. Cache its bytecode outside the host repo
-# (no __pycache__ folders in the skill), yet keep the cache: compiling on every
-# run would cost more than verify itself.
-if sys.pycache_prefix is None:
-    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    sys.pycache_prefix = os.path.join(cache_home, "eco-mem", "pycache")
-    # PYTHONDONTWRITEBYTECODE exists to keep __pycache__ out of source trees;
-    # the prefix above already does that, so caching stays on.
-    sys.dont_write_bytecode = False
+
+def _sha256(data):
+    """hashlib's sha256 without hashlib: it loads OpenSSL, which costs more than hashing."""
+    try:
+        from _sha2 import sha256  # Python 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256(data).hexdigest()
+
+
+def unpacked(archive, cache_home):
+    """The folder the archive's package runs from: `cache_home/<sha256 of the archive>/`,
+    unpacked there once, whole (built in a temporary sibling, then renamed; a process
+    that loses the race to another removes its own). zipimport compiles every module
+    on every run and keeps no bytecode; unpacked, Python keeps it beside the modules,
+    in that same folder, never in the host. None when the cache cannot be written:
+    the archive itself then runs, only slower."""
+    import zipfile
+
+    try:
+        with open(archive, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    folder = os.path.join(cache_home, _sha256(data))
+    if os.path.isfile(os.path.join(folder, "ecomem", "__init__.py")):
+        return folder
+    import io
+    import shutil
+    import tempfile
+
+    building = None
+    try:
+        os.makedirs(cache_home, exist_ok=True)
+        building = tempfile.mkdtemp(prefix=".unpacking-", dir=cache_home)
+        with zipfile.ZipFile(io.BytesIO(data)) as packed:
+            packed.extractall(building)
+        try:
+            os.rename(building, folder)
+            building = None
+        except OSError:  # another process unpacked it first: use theirs
+            pass
+    except (OSError, zipfile.BadZipFile):
+        return None
+    finally:
+        if building:
+            shutil.rmtree(building, ignore_errors=True)
+    return folder if os.path.isfile(os.path.join(folder, "ecomem", "__init__.py")) else None
+
+
+def _runtime_path():
+    """Where `ecomem` is imported from, put on sys.path after the standard library.
+
+    Python puts the archive first on sys.path; take it out, so our package never stands
+    before the standard library (a file in it, or run from the source a host file, could
+    shadow a stdlib module for every import below). Then the unpacked folder, with
+    bytecode written there (PYTHONDONTWRITEBYTECODE keeps caches out of source trees, and
+    this folder is a cache), or the archive itself when that cannot be had."""
+    first = sys.path[0] if sys.path else ""
+    if first and os.path.abspath(first) == ARCHIVE:
+        del sys.path[0]
+    where = ARCHIVE
+    if os.path.isfile(ARCHIVE):
+        where = unpacked(ARCHIVE, CACHE_HOME) or ARCHIVE
+        if where != ARCHIVE and sys.pycache_prefix is None:
+            sys.dont_write_bytecode = False
+    sys.path.append(where)
 
 
 def resolve_from_the_git_dir(args):
@@ -48,7 +108,7 @@ def resolve_from_the_git_dir(args):
     file runs from the tree. No copy is an error, never a reason to run the tree's."""
     import subprocess
 
-    start = _HERE  # the script's folder as typed, links kept: its repository
+    start = os.path.dirname(ARCHIVE)  # the runtime's folder as typed, links kept: its repository
     if args[:1] == ["--root"] and len(args) > 1:
         start, args = args[1], args[2:]
     top = os.path.abspath(start)
@@ -58,19 +118,19 @@ def resolve_from_the_git_dir(args):
     if not os.path.isdir(git_dir):  # a linked worktree or a submodule: "gitdir: PATH"
         pointer = _small(git_dir)
         if not pointer.startswith("gitdir:"):
-            print(f"eco_mem.py resolve: {start} is not inside a git work tree", file=sys.stderr)
+            print(f"eco_mem.pyz resolve: {start} is not inside a git work tree", file=sys.stderr)
             return 2
         git_dir = os.path.join(top, pointer[len("gitdir:") :].strip())
     common = os.path.join(git_dir, _small(os.path.join(git_dir, "commondir")))
     unsafe = _reachable_by_a_commit(top, common)
     if unsafe:
-        print(f"eco_mem.py resolve: {unsafe}; nothing was merged", file=sys.stderr)
+        print(f"eco_mem.pyz resolve: {unsafe}; nothing was merged", file=sys.stderr)
         return 2
     launcher = os.path.join(common, "eco-mem", "resolve.py")
     if not _is_plain(launcher, stat.S_ISREG):
         print(
-            "eco_mem.py resolve: this clone keeps no copy of the merge code in its git dir;"
-            " abort the merge, run `eco_mem.py track` on your own branch, then merge again",
+            "eco_mem.pyz resolve: this clone keeps no copy of the merge code in its git dir;"
+            " abort the merge, run `eco_mem.pyz track` on your own branch, then merge again",
             file=sys.stderr,
         )
         return 2
@@ -81,7 +141,7 @@ def resolve_from_the_git_dir(args):
 def _reachable_by_a_commit(top, common):
     """Why `common/eco-mem` may hold what a commit put there, or "" when it cannot.
 
-    git_home.py's safe_home, in this file's words: the shim imports nothing of the
+    git_home.py's safe_home, in this file's words: the entry imports nothing of the
     work tree before the handover. The common git dir must lie outside the work tree
     or in its own `.git` folder (not a link), and `eco-mem` in it be a folder, not a
     link: a committed `.claude/skills -> ../.git` once rendered `.git/eco-mem` as a
@@ -117,6 +177,8 @@ def _small(path):
 
 if __name__ == "__main__" and sys.argv[1:2] == ["resolve"]:
     sys.exit(resolve_from_the_git_dir(sys.argv[2:]))
+
+_runtime_path()  # after the handover above: `resolve` never imports the tree's package
 
 if __name__ == "__main__" and sys.argv[1:] == ["context"]:
     # A harness hook at session start (commands/context.py): no argument parser, and

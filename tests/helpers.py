@@ -16,14 +16,18 @@ import copier
 PROJECT = Path(__file__).resolve().parent.parent
 # What a tagged test template repository holds: Copier's checkout of it must have the
 # operator (ops.py, eco_mem_ops/) that copier.yml's tasks and migrations run.
-TEMPLATE_PARTS = ("copier.yml", "template", "extensions", "ops.py", "eco_mem_ops")
+TEMPLATE_PARTS = ("copier.yml", "template", "extensions", "ops.py", "eco_mem_ops", "runtime")
 ANSWERS = ".copier-answers.eco-mem.yml"
 SKILL = ".agents/skills/eco-mem"
 MEMORY = ".agents/memory"
 # Where the protocol's numbers are written once, in a template checkout.
-RUNTIME_PROTOCOL = "template/{{skill_path}}/eco-mem/scripts/ecomem/protocol.py"
+RUNTIME_PROTOCOL = "runtime/ecomem/protocol.py"
+# The one runtime file a host holds, its name in the skill's scripts/, and where the
+# template keeps it (built from runtime/ by eco_mem_ops/runtime_build.py).
+HOST_RUNTIME = "eco_mem.pyz"
+RUNTIME_FILE = "template/{{skill_path}}/eco-mem/scripts/eco_mem.pyz"
 # ... and the drawers' INDEX contracts, which the template renders from it.
-RUNTIME_CONTRACTS = "template/{{skill_path}}/eco-mem/scripts/ecomem/store/contracts.py"
+RUNTIME_CONTRACTS = "runtime/ecomem/store/contracts.py"
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -80,6 +84,13 @@ def snapshot_template(repo: Path, tag: str, mutate: Callable[[Path], None] | Non
             shutil.copy2(source, target)
     if mutate:
         mutate(repo)
+    # The runtime file from the snapshot's own source, as `ops.py build-runtime` makes
+    # it: tests run the current runtime/ (and a mutated one) before the committed file
+    # is rebuilt; test_runtime_build.py is what makes a commit rebuild it.
+    if (repo / "runtime").is_dir() and (repo / RUNTIME_FILE).parent.is_dir():
+        from eco_mem_ops.runtime_build import write
+
+        write(repo / RUNTIME_FILE, repo / "runtime")
     commit_all(repo, f"template {tag}")
     git(repo, "tag", tag)
     return repo
@@ -150,9 +161,9 @@ def update_project(dst: Path, vcs_ref: str | None = None, **data) -> None:
 
 
 def run_script(root: Path, *args: str, skill: str = SKILL) -> subprocess.CompletedProcess:
-    """Run the rendered eco_mem.py as a user would, without a terminal (as in CI)."""
+    """Run the rendered eco_mem.pyz as a user would, without a terminal (as in CI)."""
     return subprocess.run(
-        [sys.executable, str(root / skill / "scripts/eco_mem.py"), *args],
+        [sys.executable, str(root / skill / "scripts" / HOST_RUNTIME), *args],
         cwd=root,
         stdin=subprocess.DEVNULL,
         capture_output=True,

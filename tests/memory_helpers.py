@@ -9,9 +9,9 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from tests.helpers import MEMORY, SKILL
+from tests.helpers import HOST_RUNTIME, MEMORY, SKILL
 
-SCRIPT = f"{SKILL}/scripts/eco_mem.py"
+SCRIPT = f"{SKILL}/scripts/{HOST_RUNTIME}"
 LOCAL_STATE = (".eco-mem.lock",)  # the lock file may appear; it is never part of the store
 
 
@@ -78,7 +78,7 @@ def verify_findings(host: Path, *extra: str) -> list[tuple[str, str]]:
 
 
 def refused_rules(result: subprocess.CompletedProcess) -> list[str]:
-    """Rule ids from `eco_mem.py CMD: refused [rule] ...` lines."""
+    """Rule ids from `eco_mem.pyz CMD: refused [rule] ...` lines."""
     return [
         line.split("[", 1)[1].split("]", 1)[0]
         for line in result.stderr.splitlines()

@@ -134,7 +134,7 @@ def plant(tree: Path, proof: Path) -> None:
     """Make the skill's scripts in `tree` leave `proof` behind whenever they run."""
     scripts = tree / SKILL / "scripts"
     line = f"open({str(proof)!r}, 'w').close()\n"
-    replace_in(scripts / "eco_mem.py", "import sys\n", "import sys\n" + line)
+    replace_in(scripts / "eco_mem.pyz", "import sys\n", "import sys\n" + line)
     for module in ("__init__.py", "commands/merge_catalog.py", "store/merge.py"):
         path = scripts / "ecomem" / module
         path.write_text(path.read_text(encoding="utf-8") + line, encoding="utf-8")
@@ -239,7 +239,7 @@ def test_a_driver_that_fails_leaves_gits_own_conflict(repo: Path, damage: str) -
 
 def script_runner(skill: str):
     def run_fact(host: Path, title: str) -> subprocess.CompletedProcess:
-        script = str(host / skill / "eco-mem/scripts/eco_mem.py")
+        script = str(host / skill / "eco-mem/scripts/eco_mem.pyz")
         args = ["new", "semantic", "--title", title, "--source", "verified", "--scope", "repo"]
         return subprocess.run(
             [sys.executable, script, *args, "--expires", "never", "--body", "Checked."],

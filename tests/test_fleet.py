@@ -38,7 +38,7 @@ from tests.helpers import (
     replace_in,
 )
 
-INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.py", ANSWERS] + [
+INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.pyz", ANSWERS] + [
     f"{MEMORY}/{drawer}/INDEX.md" for drawer in ("working", "semantic", "episodic", "procedural")
 ]
 ALLOW_LIST = (

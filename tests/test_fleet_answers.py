@@ -135,9 +135,9 @@ def test_upgrade_refuses_computed_answers_and_pushes_nothing_of_them(fleet) -> N
     origin = fleet["origins"]["computed"]
     agents = (origin_file(origin, "AGENTS.md") or b"").decode()
     settings = json.loads(origin_file(origin, ".claude/settings.json") or b"{}")
-    assert EVIL not in agents and f"python3 {SKILL}/scripts/eco_mem.py verify" in agents
+    assert EVIL not in agents and f"python3 {SKILL}/scripts/eco_mem.pyz verify" in agents
     hook = json.dumps(settings)
-    assert "semantic/x" not in hook and f"{SKILL}/scripts/eco_mem.py" in hook
+    assert "semantic/x" not in hook and f"{SKILL}/scripts/eco_mem.pyz" in hook
     assert report["clean"]["result"] == "upgraded", report["clean"]
     assert result.returncode == 1
 

@@ -246,7 +246,7 @@ def test_resolve_imports_nothing_of_the_work_tree_before_the_copy_runs(
     conflict_with_changed_scripts(host, marker, where)
 
     resolved = subprocess.run(
-        [sys.executable, "-X", "importtime", str(where / SKILL / "scripts/eco_mem.py"), "resolve"],
+        [sys.executable, "-X", "importtime", str(where / SKILL / "scripts/eco_mem.pyz"), "resolve"],
         cwd=where,
         capture_output=True,
         text=True,

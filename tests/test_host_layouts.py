@@ -293,7 +293,7 @@ def test_commands_work_from_a_package_folder(template_repo: Path, tmp_path: Path
     assert copy_cli(template_repo, host).returncode == 0
     commit_all(host, "install")
     package = host / "packages/ai"
-    script = "../../.agents/skills/eco-mem/scripts/eco_mem.py"
+    script = "../../.agents/skills/eco-mem/scripts/eco_mem.pyz"
     written = subprocess.run(
         [
             *(sys.executable, script, "new", "semantic", "--title", "Staging listens on 6543"),
@@ -326,7 +326,7 @@ def test_a_script_run_from_another_repository_says_which_it_acts_on(
     other = init_repo(tmp_path / "other")
     assert copy_cli(template_repo, host).returncode == 0
     verify = subprocess.run(
-        [sys.executable, str(host / ".agents/skills/eco-mem/scripts/eco_mem.py"), "verify"],
+        [sys.executable, str(host / ".agents/skills/eco-mem/scripts/eco_mem.pyz"), "verify"],
         cwd=other,
         capture_output=True,
         text=True,

@@ -3,7 +3,7 @@
 v0.4.1 (commit 0a7d387, from this repository's history, tagged in a scratch template
 repo) rendered its answers into the scripts and shipped the install, upgrade and
 experiment code to every host. This working tree, tagged v0.5.0, keeps only what runs
-in a host. One `copier update`, or the v0.4.1 host's own `eco_mem.py upgrade`, must
+in a host. One `copier update`, or the v0.4.1 host's own `eco_mem.pyz upgrade`, must
 leave exactly a fresh v0.5.0 install's skill folder, every memory byte where it was,
 and the removed code listed once in the diff.
 """

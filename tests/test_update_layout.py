@@ -6,7 +6,7 @@ in a scratch template repo; this working tree is v2.0.0. After the update the
 skill folder holds exactly what a fresh v2 install holds: no stale flat module
 left behind (`ecomem/store.py` next to `ecomem/store/` would be one), none
 missing. Both update paths are driven: plain `copier update` and the host's
-own `eco_mem.py upgrade`.
+own `eco_mem.pyz upgrade`.
 """
 
 from __future__ import annotations

@@ -316,7 +316,7 @@ def _empty_object(data: bytes) -> bool:
 def workflow(root: Path, options) -> list[Change]:
     """The CI workflows the `ci` question renders (verify on push, review weekly), each
     only while it still runs our script: a host file under our name stays."""
-    script = f"{protocol.SKILL_DIR}/scripts/eco_mem.py"
+    script = f"{protocol.SKILL_DIR}/scripts/eco_mem.pyz"
     changes = []
     for name, note in (
         (track.WORKFLOW, "runs eco-mem verify"),

@@ -19,7 +19,7 @@ DEBUG_VARIABLE = "ECO_MEM_DEBUG"
 
 def guarded(say: str, action) -> int:
     """Run `action()` (a command, returning its exit code); `say` starts each line
-    printed for a failure (`eco_mem.py verify`)."""
+    printed for a failure (`eco_mem.pyz verify`)."""
     try:
         return action()
     except Refused as refusal:

@@ -1,7 +1,7 @@
-"""The eco_mem.py command line: the command table's parsers, each command run behind
+"""The eco_mem.pyz command line: the command table's parsers, each command run behind
 the one error boundary (boundary.py).
 
-eco_mem.py beside the package is a shim, because a script run by path is compiled
+eco_mem.pyz beside the package is a shim, because a script run by path is compiled
 from source on every run, while a module's bytecode is cached.
 """
 
@@ -74,9 +74,9 @@ def say_root_when_unclear(root: Path, command: str) -> None:
     except OSError:
         return
     if not _within(here, real_root):
-        print(f"eco_mem.py: acting on the repository at {root}", file=sys.stderr)
+        print(f"eco_mem.pyz: acting on the repository at {root}", file=sys.stderr)
     elif here != real_root and command not in PATHS_FROM_HERE:
-        print(f"eco_mem.py: paths are relative to the repository root, {root}", file=sys.stderr)
+        print(f"eco_mem.pyz: paths are relative to the repository root, {root}", file=sys.stderr)
 
 
 # Commands that print paths relative to the working folder themselves.
@@ -86,7 +86,7 @@ PATHS_FROM_HERE = ("find", "context")
 def build_parser(argv: list[str]):
     import argparse
 
-    parser = parser_class()(prog="eco_mem.py", description=DESCRIPTION, epilog=EPILOG)
+    parser = parser_class()(prog="eco_mem.pyz", description=DESCRIPTION, epilog=EPILOG)
     table = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # verify runs on every commit: build only the parser of the command named,
     # and all of them for --help or a typo (argparse then lists every choice).
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     given = getattr(args, "root", None)
     root = repo_root(given)
     if not root.is_dir():
-        print(f"eco_mem.py: {root} is not a directory", file=sys.stderr)
+        print(f"eco_mem.pyz: {root} is not a directory", file=sys.stderr)
         return EXIT_USAGE
     if not given:
         say_root_when_unclear(root, args.command)
@@ -148,7 +148,7 @@ def run(name: str, root: Path, args) -> int:
     # `experiment plant` names its sub-command too; `new episodic --action TEXT` also
     # sets `action`, and that is an episode's text, not a name to print.
     action = getattr(args, "action", None) if name == "experiment" else None
-    say = f"eco_mem.py {name} {action}" if action else f"eco_mem.py {name}"
+    say = f"eco_mem.pyz {name} {action}" if action else f"eco_mem.pyz {name}"
 
     def command() -> int:
         from .store.answers import settle
@@ -183,8 +183,8 @@ def _merge_driver(root: Path) -> None:
     try:
         if missing(root):
             print(
-                "eco_mem.py: this clone has no catalog merge driver (catalogs merge as plain"
-                f" text); run `python3 {protocol.SKILL_DIR}/scripts/eco_mem.py track` to set it",
+                "eco_mem.pyz: this clone has no catalog merge driver (catalogs merge as plain"
+                f" text); run `python3 {protocol.SKILL_DIR}/scripts/eco_mem.pyz track` to set it",
                 file=sys.stderr,
             )
     except OSError:  # an unreadable config: git will say so itself

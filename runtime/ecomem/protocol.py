@@ -57,7 +57,7 @@ REVIEW_DEFAULTS = {"unconfirmed_days": 90, "desk_days": 14, "near_cap": 90, "loa
 SKILL_DIR = ""  # <skill_path>/eco-mem
 ROOT_MEMORY_DIR = ""  # the root's store
 # The store a command acts on: store/stores.py points it at a package store
-# (`eco_mem.py init PATH`) when one is chosen.
+# (`eco_mem.pyz init PATH`) when one is chosen.
 MEMORY_DIR = ""
 CLAUDE_CODE = False
 DESKS_TRAVEL = False

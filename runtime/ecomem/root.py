@@ -18,18 +18,22 @@ import sys
 
 from . import protocol
 
+RUNTIME_FILE = "eco_mem.pyz"
+
 
 def script_path() -> str:
-    """eco_mem.py as invoked, absolute, links kept.
+    """eco_mem.pyz as invoked, absolute, links kept.
 
-    Python puts the script's *resolved* folder on sys.path, so this package's own
-    __file__ has lost the links the user's path went through; `__main__`'s has not.
+    The package runs from an unpacked copy in the user's cache (__main__.py), whose
+    path says nothing of the repository; `__main__` is loaded from the archive by the
+    path the user typed, links kept: `<that path>/__main__.py`.
     """
-    script = getattr(sys.modules.get("__main__"), "__file__", None)
-    if not script or os.path.basename(script) != "eco_mem.py":
-        # Imported some other way (a test, `python -m`): the package's own place.
-        script = os.path.join(os.path.dirname(os.path.dirname(__file__)), "eco_mem.py")
-    return os.path.abspath(script)
+    main = getattr(sys.modules.get("__main__"), "__file__", None) or ""
+    archive = os.path.dirname(main)
+    if os.path.basename(main) != "__main__.py" or os.path.basename(archive) != RUNTIME_FILE:
+        # Imported some other way (a test, the operator): the package's own place.
+        archive = os.path.join(os.path.dirname(os.path.dirname(__file__)), RUNTIME_FILE)
+    return os.path.abspath(archive)
 
 
 def installed_root() -> str:
@@ -71,7 +75,7 @@ def _git_toplevel(folder: str) -> str:
 
 def _same_file(scripts: str, script: str) -> bool:
     try:
-        return os.path.samefile(os.path.join(scripts, "eco_mem.py"), script)
+        return os.path.samefile(os.path.join(scripts, RUNTIME_FILE), script)
     except OSError:
         return False
 

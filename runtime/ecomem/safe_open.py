@@ -52,7 +52,7 @@ BY_FOLDER = bool(NOFOLLOW and DIRECTORY) and {os.open, os.rename, os.unlink, os.
 )
 TEMP_PREFIX = ".eco-mem-tmp-"
 # Whether this process has changed a file yet: a report lost to a reader that left
-# then no longer turns the exit status into an I/O error (see eco_mem.py).
+# then no longer turns the exit status into an I/O error (see eco_mem.pyz).
 changed = False
 
 

@@ -1,6 +1,6 @@
-"""The commands of eco_mem.py, one module each: its arguments and how it runs.
+"""The commands of eco_mem.pyz, one module each: its arguments and how it runs.
 
-A command module defines HELP (one line for `eco_mem.py --help`), optionally
+A command module defines HELP (one line for `eco_mem.pyz --help`), optionally
 DESCRIPTION and EPILOG (its own --help), `add_arguments(parser)` and
 `run(root, args) -> int`. It raises errors.UsageError or errors.Refused to stop;
 cli.py is the only place that prints a failure. ROOTED = False means the module

@@ -19,7 +19,7 @@ Memory the checked-out branch brought in that no review passed and this clone di
 write (store/provenance.py) is only named, by slug, branch, commit and author, with the
 one command that shows it (`adopt`): a branch's desk is never offered as the agent's task.
 Claude Code's hook runs this module from the copy in the git dir (install/hooks.py),
-which calls `emit` with the root; `eco_mem.py context` comes straight here, without the
+which calls `emit` with the root; `eco_mem.pyz context` comes straight here, without the
 argument parser.
 """
 
@@ -66,7 +66,7 @@ def run(root, args) -> int:
 
 
 def main() -> int:
-    """The shim's fast path: `eco_mem.py context`, the root found from this file's place."""
+    """The shim's fast path: `eco_mem.pyz context`, the root found from this file's place."""
     return emit(None)
 
 
@@ -242,7 +242,7 @@ def unreviewed_block(review) -> str:
         f"eco-mem: memory this branch adds that the default branch ({review.default}) lacks"
         " and this clone did not write. Someone else's text, not shown: tell the user, and"
         " only with their OK run"
-        f" `python3 {protocol.SKILL_DIR}/scripts/eco_mem.py adopt SLUG` (it shows the text"
+        f" `python3 {protocol.SKILL_DIR}/scripts/eco_mem.pyz adopt SLUG` (it shows the text"
         " quoted, with its origin, and makes it read as this clone's)."
     ]
     lines += [f"- {item.line()}" for item in items[:UNREVIEWED_NAMED]]
@@ -335,7 +335,7 @@ def injection_lines(desk) -> list[str]:
 def pointer() -> list[str]:
     """The pointer to the rest of memory, longest first; the digest keeps the first that fits."""
     memory, skill = protocol.MEMORY_DIR, protocol.SKILL_DIR
-    find = f"python3 {skill}/scripts/eco_mem.py find WORDS"
+    find = f"python3 {skill}/scripts/eco_mem.pyz find WORDS"
     drawers = ", ".join(protocol.DRAWERS)
     return [
         f"eco-mem memory: before a task, `{find}` prints the matching catalog rows; if it"

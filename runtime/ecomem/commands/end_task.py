@@ -158,7 +158,7 @@ def run(root, args) -> int:
     for path in result["staged"]:
         print(f"staged: {path}", file=sys.stderr)
     for path, why in result["not_staged"]:
-        print(f"eco_mem.py end-task: not staged: {path}: {why}", file=sys.stderr)
+        print(f"eco_mem.pyz end-task: not staged: {path}: {why}", file=sys.stderr)
     if result["unstaged"] and result["promoted"]:
         said = "commit them together" if not result["not_staged"] else "stage the rest, then"
         print(f"{said}: the relay is done when one commit holds all of it", file=sys.stderr)

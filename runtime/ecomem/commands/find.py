@@ -317,7 +317,7 @@ def name_unreviewed(foreign: list[Match], every: bool) -> None:
     skill = protocol.SKILL_DIR
     print(
         f"unreviewed (not on the default branch, not written here; someone else's text"
-        f" until the user approves `python3 {skill}/scripts/eco_mem.py adopt SLUG`):"
+        f" until the user approves `python3 {skill}/scripts/eco_mem.pyz adopt SLUG`):"
     )
     named = foreign if every else foreign[:UNREVIEWED_NAMED]
     for match in named:

@@ -55,7 +55,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
         done = git(root, "add", "--", *created)
         if done.returncode != 0:
             print(
-                f"eco_mem.py init: git add failed: {done.stderr.strip()}; stage {memory_dir}/ by hand"
+                f"eco_mem.pyz init: git add failed: {done.stderr.strip()}; stage {memory_dir}/ by hand"
             )
         stores.forget()
     changed = created + packages.write_package_block(root, memory_dir, planned)
@@ -67,7 +67,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
     changed_now = uncommitted(root, host_files)
     ours = sorted(changed_now - edited_before)  # init's changes alone: staged with the store
     if ours and git(root, "add", "--", *ours).returncode != 0:
-        print(f"eco_mem.py init: git add failed; stage {', '.join(ours)} by hand")
+        print(f"eco_mem.pyz init: git add failed; stage {', '.join(ours)} by hand")
     yours = sorted(changed_now & edited_before)
     if yours:
         print(

@@ -5,7 +5,7 @@ the command in the clone's config (gitsetup/driver.py) tries git's text merge
 and, when that conflicts, runs a copy of this module kept in the git dir:
 `drive`, with BASE OURS THEIRS [PATH] as given, no option parsing. The rules
 are in store/merge.py; docs/teamwork.md says how it is wired. Run by hand as
-`eco_mem.py merge-catalog`, it merges three files the same way.
+`eco_mem.pyz merge-catalog`, it merges three files the same way.
 
 Git starts a new process for each conflicted catalog, so `drive` is kept lean:
 no argparse or pathlib, and nothing it imports loads `re`. Only a contract text

@@ -306,7 +306,7 @@ def run(root: Path, args) -> int:
         if desks.travels(args):
             problem = desks.stage_new(root, touched[0])
             if problem:
-                print(f"eco_mem.py new: the desk stays local: {problem}", file=sys.stderr)
+                print(f"eco_mem.pyz new: the desk stays local: {problem}", file=sys.stderr)
                 return 2
             print(f"staged: {touched[0]} travels with this branch; commit it", file=sys.stderr)
     return 0

@@ -10,7 +10,7 @@ human keeps its conflict, with markers around the disputed rows only.
 When a merge stops, the work tree holds what the incoming commits put there, the
 skill's scripts among them. So `resolve` runs from the copy git's merge driver runs
 (gitsetup/driver.py: `<common git dir>/eco-mem/resolve.py`), never from the work tree:
-eco_mem.py hands `resolve` over to that copy before it imports this package, and a
+eco_mem.pyz hands `resolve` over to that copy before it imports this package, and a
 clone without the copy gets one line saying to run `track`, not the tree's merge code.
 """
 
@@ -88,7 +88,7 @@ def top_level(root: Path) -> Path:
 
 
 def run(root: Path, args: argparse.Namespace) -> int:
-    """Reached only when the package is driven without eco_mem.py (which hands `resolve`
+    """Reached only when the package is driven without eco_mem.pyz (which hands `resolve`
     to the copy first): hand over the same way, and never merge with this tree's code."""
     top = top_level(root)
     if _running_the_copy():
@@ -99,7 +99,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
     if launcher is None:
         raise UsageError(
             "this clone keeps no copy of the merge code in its git dir; abort the merge,"
-            " run `eco_mem.py track` on your own branch, then merge again"
+            " run `eco_mem.pyz track` on your own branch, then merge again"
         )
     import subprocess
 
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
     from ..boundary import guarded
 
     if argv in (["-h"], ["--help"]):
-        print(f"usage: eco_mem.py resolve [--root ROOT]\n\n{DESCRIPTION}\n{EPILOG}", end="")
+        print(f"usage: eco_mem.pyz resolve [--root ROOT]\n\n{DESCRIPTION}\n{EPILOG}", end="")
         return 0
     if argv:
         print("resolve takes no arguments; run it inside the repository", file=sys.stderr)
@@ -131,7 +131,7 @@ def main(argv: list[str]) -> int:
         settle(top)
         return resolve(top)
 
-    return guarded("eco_mem.py resolve", run)
+    return guarded("eco_mem.pyz resolve", run)
 
 
 def resolve(top: Path) -> int:

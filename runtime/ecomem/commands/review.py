@@ -1,4 +1,4 @@
-"""`eco_mem.py review`: the store read as a whole, for rot no single write shows."""
+"""`eco_mem.pyz review`: the store read as a whole, for rot no single write shows."""
 
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
             continue
         store, _ = load_store(root)  # what does not fit the store's shape is verify's to say
         for line in store.unread:  # but a folder not read at all is said, or review would pass
-            print(f"eco_mem.py review: {line}", file=sys.stderr)
+            print(f"eco_mem.pyz review: {line}", file=sys.stderr)
         found, size = run_all(Review(store, today, limits, args.suggest_cites), args.default_branch)
         package = stores.package_of(memory_dir)
         for item in found:
@@ -165,7 +165,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
         }
         print(json.dumps(document, indent=2))
     elif args.markdown:
-        mem = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py"
+        mem = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.pyz"
         print(report.as_markdown(items, facts, today.isoformat(), mem, args.suggest_cites), end="")
     else:
         print(report.as_text(items, facts, args.suggest_cites))

@@ -42,7 +42,7 @@ def run(root: Path, args: argparse.Namespace) -> int:
         if isinstance(error, track.NestedRules):  # the root block is written: finish the rest
             with contextlib.suppress(OSError):  # if not, the run after the nested lines does
                 attributes.ensure_driver(root)
-        print(f"eco_mem.py track: {error}", file=sys.stderr)
+        print(f"eco_mem.pyz track: {error}", file=sys.stderr)
         return 1
     except BlockError as error:
         raise UsageError(str(error)) from None

@@ -1,4 +1,4 @@
-"""`eco_mem.py verify`: every rule, run over the store, reported one way."""
+"""`eco_mem.pyz verify`: every rule, run over the store, reported one way."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from .markers import remove_block, upsert_block
 
 ATTRIBUTES = ".gitattributes"
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
-BLOCK_NOTE = "# Written by eco_mem.py track: catalogs merge row by row, memory checks out LF (docs/teamwork.md)."
+BLOCK_NOTE = "# Written by eco_mem.pyz track: catalogs merge row by row, memory checks out LF (docs/teamwork.md)."
 
 
 def _pattern(path: str, under: bool = False) -> str:

@@ -81,7 +81,7 @@ MODULES = (
 # The entry must parse on any Python 3: on one too old for the package it fails
 # importing it, and the driver then keeps git's own result.
 ENTRY_TEXT = '''\
-"""eco-mem's catalog merge driver, as git runs it (a copy written by eco_mem.py)."""
+"""eco-mem's catalog merge driver, as git runs it (a copy written by eco_mem.pyz)."""
 import os
 import sys
 
@@ -94,13 +94,13 @@ sys.exit(drive(sys.argv[1:]))
 
 RESOLVE = "resolve.py"  # in the eco-mem folder of the common dir, beside the copies
 RESOLVE_TEXT = '''\
-"""eco-mem's `resolve`, run from the merge driver's copy (written by eco_mem.py track)."""
+"""eco-mem's `resolve`, run from the merge driver's copy (written by eco_mem.pyz track)."""
 import os
 import sys
 
 copy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "{folder}")
 if os.path.islink(copy) or not os.path.isdir(copy):  # a link could lead into the work tree
-    print("eco_mem.py resolve: its copy of the merge code is gone or a link; run `eco_mem.py track`", file=sys.stderr)
+    print("eco_mem.pyz resolve: its copy of the merge code is gone or a link; run `eco_mem.pyz track`", file=sys.stderr)
     sys.exit(2)
 sys.path.insert(0, copy)
 from ecomem.commands.resolve import main  # noqa: E402
@@ -111,7 +111,7 @@ sys.exit(main(sys.argv[1:]))
 
 CONTEXT = "context.py"  # beside resolve.py: what the SessionStart hook runs (hooks.py)
 CONTEXT_TEXT = '''\
-"""eco-mem's session digest, run from the copy in the git dir (written by eco_mem.py track)."""
+"""eco-mem's session digest, run from the copy in the git dir (written by eco_mem.pyz track)."""
 import os
 import sys
 
@@ -139,10 +139,12 @@ def snapshot() -> tuple[str, dict[str, bytes]]:
     from .. import protocol
     from ..answers_file import recorded
 
-    scripts = Path(__file__).resolve().parent.parent.parent
+    # The folder that holds `ecomem`: unpacked in the cache, or the archive itself,
+    # which only the loader reads from (hence get_data, not open).
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files = {ENTRY: ENTRY_TEXT.encode("utf-8")}
     for name in MODULES:
-        files[name] = (scripts / name).read_bytes()
+        files[name] = __loader__.get_data(os.path.join(top, *name.split("/")))
     # The answers this clone runs with, kept with the copy: the work tree's answers
     # file is a branch's to change, and the copy's folders are the clone's own.
     files[ANSWERS] = recorded(protocol.SETTLED).encode("utf-8")
@@ -194,7 +196,7 @@ def driver_command(stamp: str) -> str:
         ' case "$r/" in "$w/.git/"*) ;; "/" | "$w/"*) r= ;; esac;'
         f' if [ -n "$r" ]; then python3 -I -S "$r/{ENTRY}" %O %A %B %P "$t"; s=$?;'
         ' else s=1; echo "eco-mem: $c is missing, a link, or in the work tree:'
-        ' this catalog merges as text; run eco_mem.py verify" >&2; fi;'
+        ' this catalog merges as text; run eco_mem.pyz verify" >&2; fi;'
         ' if [ ! -e "$t" ]; then [ $s = 0 ]; exit; fi;'
         f' if [ $m -lt 128 ]; then mv -f "$t" %A; fi; rm -f "$t" {rows}; exit 1'
     )

@@ -23,7 +23,7 @@ from ..store.load import FILE, FOLDER, kind_of
 
 GITIGNORE = ".gitignore"
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
-BLOCK_NOTE = "# Written by eco_mem.py track: rules above hide files eco-mem keeps in git."
+BLOCK_NOTE = "# Written by eco_mem.pyz track: rules above hide files eco-mem keeps in git."
 CLAUDE_LINK = ".claude/skills/eco-mem"
 WORKFLOW = ".github/workflows/eco-mem.yml"
 # Files of the host's that eco-mem writes into (a block, the hook, a rule): each must
@@ -40,7 +40,7 @@ DURABLE = ("semantic", "episodic", "procedural")
 
 
 def track_command() -> str:
-    return f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py track"
+    return f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.pyz track"
 
 
 # Names entries will have: an ignore rule may hide them before they exist.

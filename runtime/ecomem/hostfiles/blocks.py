@@ -60,7 +60,7 @@ def agents_block(packages: bool = False) -> list[str]:
             "## Agent memory (eco-mem)",
             "",
             f"Memory lives in `{memory}/` (working, semantic, episodic, procedural).",
-            f"Load: `python3 {skill}/scripts/eco_mem.py find WORDS PATHS` (the task's words, the"
+            f"Load: `python3 {skill}/scripts/eco_mem.pyz find WORDS PATHS` (the task's words, the"
             f" files it touches) prints open desks (`{memory}/working/`), `[always]` rules every"
             " change there follows, and matching catalog rows; a row usually answers, so"
             " open an entry only for what it lacks,"

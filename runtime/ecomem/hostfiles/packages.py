@@ -49,7 +49,7 @@ def package_block(memory_dir: str) -> list[str]:
             f" `{skill}/SKILL.md`.",
             f"Memory commands run in this folder act on this store (`--store {package}` from"
             " elsewhere); `find` reads it first, then each store above it up to the root's.",
-            f"Verify after changing memory: `python3 {skill}/scripts/eco_mem.py verify`",
+            f"Verify after changing memory: `python3 {skill}/scripts/eco_mem.pyz verify`",
         ]
     )
 

@@ -39,7 +39,7 @@ SUGGESTED_ROWS = 3  # rows a near-cap finding names to look at first
 
 class Item:
     """One finding: its kind, the entries (repository-relative) it concerns, one sentence
-    why, and the eco_mem.py command that would act on it (never run by review)."""
+    why, and the eco_mem.pyz command that would act on it (never run by review)."""
 
     __slots__ = ("command", "entries", "kind", "message")
 

@@ -118,7 +118,7 @@ def git_home_findings(root: Path) -> list[Finding]:
             else:
                 fix = "lies in a git dir inside the work tree, not in .git: move the git dir out"
             message = (
-                f"{fix}, then run `eco_mem.py track`; until then eco-mem keeps no state there"
+                f"{fix}, then run `eco_mem.pyz track`; until then eco-mem keeps no state there"
                 " and the catalog merge driver refuses to run (catalogs merge as plain text)"
             )
             return [Finding(shown, 0, "git.state-home", ERROR, message)]

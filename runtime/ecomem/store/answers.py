@@ -34,4 +34,4 @@ def settle(root) -> None:
     protocol.CLAUDE_CODE = found["claude_code"]
     protocol.DESKS_TRAVEL = found["desks_travel"]
     protocol.REVIEW_THRESHOLDS = found["review_thresholds"]
-    protocol.VERIFY_COMMAND = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.py verify"
+    protocol.VERIFY_COMMAND = f"python3 {protocol.SKILL_DIR}/scripts/eco_mem.pyz verify"

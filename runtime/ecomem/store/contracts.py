@@ -80,7 +80,7 @@ SEARCH_IGNORE = """\
 # ripgrep (and other tools that read .ignore files) skips the drawers in repo-wide
 # searches, so entry text never reaches an agent that went around the INDEX. git does
 # not read this file: the drawers stay tracked. Search memory by its catalog rows:
-#   python3 {skill_dir}/scripts/eco_mem.py find WORDS
+#   python3 {skill_dir}/scripts/eco_mem.pyz find WORDS
 *
 """
 # The host tools' own settings at the memory root: the commands own this folder.

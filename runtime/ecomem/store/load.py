@@ -151,7 +151,7 @@ def _interrupted_write(root: Path, memory_dir: str) -> list[Finding]:
     if journal is None:
         return []
     message = (
-        f"an eco_mem.py write stopped halfway; its journal ({journal}) holds the old"
+        f"an eco_mem.pyz write stopped halfway; its journal ({journal}) holds the old"
         " versions, put back under the lock before the next write; `git status` shows"
         " what it touched"
     )

@@ -1,4 +1,4 @@
-"""Which store a command acts on: the root's, or a package's (`eco_mem.py init PATH`).
+"""Which store a command acts on: the root's, or a package's (`eco_mem.pyz init PATH`).
 
 A monorepo may hold one store per package at `PACKAGE/<memory_dir>/`, beside the
 root's `<memory_dir>/`; one skill serves them all. Stores are found from git's index
@@ -238,7 +238,7 @@ def given_store(root: Path, given: str) -> str:
                 return store
     names = ", ".join(label(store) for store in known)
     raise UsageError(
-        f"--store {given}: no store there (stores: {names}); `eco_mem.py init PATH` makes one"
+        f"--store {given}: no store there (stores: {names}); `eco_mem.pyz init PATH` makes one"
     )
 
 

@@ -66,7 +66,7 @@ def store_lock(root: Path, memory: Path, timeout: float | None = None):
                 said = os.read(fd, 32).decode("ascii", "replace").split()
                 holder = said[0] if said and said[0].isdigit() else "unknown"
                 raise LockTimeout(
-                    f"memory is locked by another eco_mem.py (pid {holder}) through {path};"
+                    f"memory is locked by another eco_mem.pyz (pid {holder}) through {path};"
                     f" waited {timeout:.0f}s ({TIMEOUT_VARIABLE} sets how long), retry when"
                     " it finishes"
                 )

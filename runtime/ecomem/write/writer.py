@@ -41,7 +41,7 @@ def finish_interrupted(root: Path) -> bool:
         with store_lock(root, memory):
             return transaction.roll_back(root, memory)
     except (UsageError, OSError) as error:
-        print(f"eco_mem.py: a stopped write was not undone: {error}", file=sys.stderr)
+        print(f"eco_mem.pyz: a stopped write was not undone: {error}", file=sys.stderr)
         return False
 
 
