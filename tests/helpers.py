@@ -163,12 +163,48 @@ def update_project(dst: Path, vcs_ref: str | None = None, **data) -> None:
 def run_script(root: Path, *args: str, skill: str = SKILL) -> subprocess.CompletedProcess:
     """Run the rendered eco_mem.pyz as a user would, without a terminal (as in CI)."""
     return subprocess.run(
-        [sys.executable, str(root / skill / "scripts" / HOST_RUNTIME), *args],
+        [sys.executable, str(host_script(root, skill)), *args],
         cwd=root,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
     )
+
+
+def host_script(root: Path, skill: str = SKILL) -> Path:
+    """The runtime a host runs: its eco_mem.pyz, or a release's from before the runtime
+    was one file (tests that install an old release first), its eco_mem.py."""
+    runtime = root / skill / "scripts" / HOST_RUNTIME
+    source = runtime.with_name("eco_mem.py")
+    return source if not runtime.exists() and source.exists() else runtime
+
+
+def runtime_module(root: Path, entry: str, skill: str = SKILL) -> str:
+    """The text of `entry` (`ecomem/cli.py`, `__main__.py`) in the host's runtime file."""
+    import zipfile
+
+    with zipfile.ZipFile(root / skill / "scripts" / HOST_RUNTIME) as runtime:
+        return runtime.read(entry).decode("utf-8")
+
+
+def change_runtime_module(root: Path, entry: str, text: str, skill: str = SKILL) -> None:
+    """Put `text` in place of `entry` (`ecomem/cli.py`, `__main__.py`) in the host's
+    runtime file, as a commit that changed the runtime would (tests of what runs a
+    branch's bytes)."""
+    import io
+    import zipfile
+
+    path = root / skill / "scripts" / HOST_RUNTIME
+    data = path.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as old:
+        entries = {name: old.read(name) for name in old.namelist()}
+    entries[entry] = text.encode("utf-8")
+    buffer = io.BytesIO()
+    buffer.write(data[: data.index(b"\n") + 1])  # the shebang line
+    with zipfile.ZipFile(buffer, "w") as new:
+        for name, content in entries.items():
+            new.writestr(name, content)
+    path.write_bytes(buffer.getvalue())
 
 
 def run_ops(

@@ -9,7 +9,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from tests.helpers import HOST_RUNTIME, MEMORY, SKILL
+from tests.helpers import HOST_RUNTIME, MEMORY, SKILL, host_script
 
 SCRIPT = f"{SKILL}/scripts/{HOST_RUNTIME}"
 LOCAL_STATE = (".eco-mem.lock",)  # the lock file may appear; it is never part of the store
@@ -25,7 +25,7 @@ def mem(
     host: Path, *args: str, stdin: str | None = None, env: dict | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(host / SCRIPT), *args],
+        [sys.executable, str(host_script(host)), *args],
         cwd=host,
         input=stdin if stdin is not None else "",
         capture_output=True,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, git, run_ops
+from tests.helpers import MEMORY, SKILL, change_runtime_module, git, run_ops
 from tests.memory_helpers import fact, mem
 
 DESK = f"{MEMORY}/working/fix-login.md"
@@ -234,7 +234,7 @@ def test_the_hook_never_runs_the_work_tree_scripts(victim: Path) -> None:
         text=True,
     )
     named_not_shown(ran.stdout)
-    (victim / SKILL / "scripts/ecomem/commands/context.py").write_text("raise SystemExit(9)\n")
+    change_runtime_module(victim, "ecomem/commands/context.py", "raise SystemExit(9)\n")
     again = subprocess.run(
         ["sh", "-c", command],
         env={**os.environ, "CLAUDE_PROJECT_DIR": str(victim)},

@@ -26,7 +26,14 @@ from tests.fleet import (
     two_releases,
     write_config,
 )
-from tests.helpers import ANSWERS, SKILL, build_files, copy_template, replace_in
+from tests.helpers import (
+    ANSWERS,
+    SKILL,
+    build_files,
+    change_runtime_module,
+    copy_template,
+    replace_in,
+)
 from tests.test_update_trust import attacker_template
 
 TOKEN = "ghp_fleet-token-that-must-not-leak"
@@ -52,7 +59,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):
 
     def poisoned(work: Path) -> None:
         copy_template(template, work, vcs_ref="v1.0.0")
-        (work / SKILL / "scripts/ecomem/__init__.py").write_text(poison, encoding="utf-8")
+        change_runtime_module(work, "ecomem/__init__.py", poison)
         build_files(work, {f"{SKILL}/scripts/argparse.py": poison})
 
     def other_source(work: Path) -> None:

@@ -16,7 +16,17 @@ import zipfile
 from pathlib import Path
 
 from eco_mem_ops import runtime_build
-from tests.helpers import HOST_RUNTIME, PROJECT, SKILL, commit_all, git
+from tests.helpers import (
+    HOST_RUNTIME,
+    PROJECT,
+    SKILL,
+    build_files,
+    change_runtime_module,
+    commit_all,
+    git,
+    run_script,
+    runtime_module,
+)
 from tests.memory_helpers import fact, mem
 
 
@@ -127,3 +137,21 @@ def test_a_cache_that_cannot_be_written_still_runs_from_the_archive(
         assert "Traceback" not in done.stderr
     finally:
         readonly.chmod(stat.S_IRWXU)
+
+
+def test_verify_names_a_runtime_file_that_is_not_its_releases(host: Path) -> None:
+    """Any change to the bytes, in whatever module: the hash covers the whole file."""
+    assert run_script(host, "verify").returncode == 0
+    patched = runtime_module(host, "ecomem/errors.py") + "# a local patch\n"
+    change_runtime_module(host, "ecomem/errors.py", patched)
+    verify = run_script(host, "verify")
+    assert verify.returncode == 1, verify.stdout + verify.stderr
+    assert f"{SKILL}/scripts/{HOST_RUNTIME}: error [runtime.hash]" in verify.stdout
+
+
+def test_verify_names_python_source_in_the_skill_folder(host: Path) -> None:
+    """The old source tree left behind, or a module a branch added beside the runtime."""
+    build_files(host, {f"{SKILL}/scripts/ecomem/cli.py": "print('old')\n"})
+    verify = run_script(host, "verify")
+    assert verify.returncode == 1, verify.stdout + verify.stderr
+    assert f"{SKILL}/scripts/ecomem/cli.py: error [runtime.source]" in verify.stdout

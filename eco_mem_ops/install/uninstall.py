@@ -29,6 +29,7 @@ from ecomem.paths import inside
 from ecomem.store.load import ROOT_FILES, WORKING_LOCK
 
 from . import hooks, precommit
+from .driver_removal import remove_driver
 
 
 class Change(namedtuple("Change", "step action path note apply")):
@@ -253,11 +254,7 @@ def merge_driver(root: Path, options) -> list[Change]:
         return []
     common = git_dirs(root)[1]
     where = f'[merge "{driver.DRIVER}"] and its copy in {_shown_config(root, common)}'
-    return [
-        Change(
-            "merge driver", "config", where, "this clone only", lambda: driver.remove_driver(root)
-        )
-    ]
+    return [Change("merge driver", "config", where, "this clone only", lambda: remove_driver(root))]
 
 
 def _shown_config(root: Path, config: Path) -> str:

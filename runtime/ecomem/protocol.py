@@ -16,17 +16,6 @@ on its own.
 
 # Copier's answers file for eco-mem (copier.yml's `_answers_file`).
 ANSWERS_FILE = ".copier-answers.eco-mem.yml"
-# The questions copier.yml asks (the rest it computes from them): all an answers file
-# may pass back to Copier as `--data`. tests/test_fleet_answers.py holds it to copier.yml.
-QUESTIONS = (
-    "skill_path",
-    "memory_path",
-    "claude_code",
-    "ci",
-    "ci_strict",
-    "desks_travel",
-    "review_thresholds",
-)
 
 DRAWERS = ("working", "semantic", "episodic", "procedural")
 CAPS = {

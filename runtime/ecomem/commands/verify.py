@@ -105,9 +105,10 @@ def collect(
 ) -> list[Finding]:
     """Every finding for every store under `root` (the root's and each package's, as git's
     index lists them); rules that could not run add to `notes`."""
+    from ..rules.runtime_file import runtime_file_findings
     from ..store import stores
 
-    findings: list[Finding] = git_home_findings(root)
+    findings: list[Finding] = git_home_findings(root) + runtime_file_findings(root)
     if protocol.CLAUDE_CODE:
         from ..rules.skill_link import skill_link_findings
 

@@ -8,8 +8,9 @@ without them merges those files exactly as before: git falls back to its text
 merge for a driver it does not know. `track` (run by copy, update and upgrade)
 writes both; every memory command checks the driver and writes it only when it
 is missing or stale, so a fresh clone gets it the first time an agent uses
-memory. `ensure_driver` and `remove_driver` are the driver's two entries, here
-beside the block for the callers that handle both.
+memory. `ensure_driver` is the driver's entry, here beside the block for the
+callers that handle both (the operator's uninstall removes the driver:
+eco_mem_ops/install/driver_removal.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from .. import protocol
 from ..safe_open import read_host_text, remove, write_text
 from ..store.load import INDEX
-from .driver import DRIVER, ensure_driver, remove_driver  # noqa: F401 (callers import them here)
+from .driver import DRIVER, ensure_driver  # noqa: F401 (callers import them here)
 from .markers import remove_block, upsert_block
 
 ATTRIBUTES = ".gitattributes"

@@ -20,7 +20,6 @@ runs that branch's scripts (hooks.py).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import zlib
@@ -448,49 +447,3 @@ def _copies(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return [child for child in folder.iterdir() if child.name.startswith(PREFIX)]
-
-
-def remove_driver(root: Path) -> bool:
-    """Take the driver out of the clone: its config section and every copy. Git then
-    merges the catalogs as plain text. True if there was anything to remove."""
-    dirs = git_dirs(root)
-    if dirs is None:
-        return False
-    config = dirs[1] / "config"
-    removed = False
-    if _configured(config):
-        from ..git import output
-
-        # One write under git's lock; it removes every section of that name.
-        output(
-            config.parent,
-            "config",
-            "--file",
-            os.fspath(config),
-            "--remove-section",
-            f"merge.{DRIVER}",
-        )
-        removed = True
-    folder = dirs[1] / HOME
-    from ..git_home import safe_home
-    from ..safe_open import UnsafeTarget
-
-    try:
-        safe_home(root, dirs[1])
-    except UnsafeTarget:
-        # A link there leads where a commit writes: the link goes, never what it holds.
-        if folder.is_symlink():
-            folder.unlink()
-            removed = True
-        return removed
-    if folder.is_dir():
-        removed = removed or bool(_copies(folder))
-        _prune(folder, None)
-        # The launcher, the writers' lock (git_home.py) and the template this clone
-        # trusts (template_source.py): with the driver gone, eco-mem leaves the clone.
-        for state in (RESOLVE, CONTEXT, "write.lock", "template-source", "written"):
-            with contextlib.suppress(FileNotFoundError):
-                (folder / state).unlink()
-        with contextlib.suppress(OSError):  # kept when it holds anything else
-            folder.rmdir()
-    return removed

@@ -149,7 +149,11 @@ def paths_to_keep(
             keep.append(installed)
     skill = root / protocol.SKILL_DIR
     for folder, subfolders, files in os.walk(skill):
-        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        # No release ships a folder named with a dot or __pycache__: those are tools'
+        # caches (`ruff check .` writes .ruff_cache/, ignored by its own .gitignore).
+        subfolders[:] = sorted(
+            name for name in subfolders if name != "__pycache__" and not name.startswith(".")
+        )
         relative = Path(folder).relative_to(root).as_posix()
         keep += [f"{relative}/{name}" for name in sorted(files)]
     from ..store.stores import all_stores

@@ -17,7 +17,6 @@ import re
 # The field's name as the semantic field pattern reads names: a list marker, optional
 # backticks. The marker is required so a prose sentence "cites: x" is not a citation.
 CITE_LINE = re.compile(r"^\s*[-*]\s*`?cites`?\s*:(.*)$")
-FIELD_NAME = "cites"
 
 
 class CiteSyntax(ValueError):
@@ -87,10 +86,6 @@ def format_value(path: str, text: str | None) -> str:
         else:
             out.append(char)
     return f'{path} "{"".join(out)}"'
-
-
-def line_text(cite: Cite) -> str:
-    return f"- {FIELD_NAME}: {cite.value()}"
 
 
 def cite_lines(lines: list[str]) -> list[int]:
