@@ -48,8 +48,6 @@ def unpacked(archive, cache_home):
     on every run and keeps no bytecode; unpacked, Python keeps it beside the modules,
     in that same folder, never in the host. None when the cache cannot be written:
     the archive itself then runs, only slower."""
-    import zipfile
-
     try:
         with open(archive, "rb") as handle:
             data = handle.read()
@@ -58,9 +56,10 @@ def unpacked(archive, cache_home):
     folder = os.path.join(cache_home, _sha256(data))
     if os.path.isfile(os.path.join(folder, "ecomem", "__init__.py")):
         return folder
-    import io
+    import io  # only to unpack: a second call pays for none of these
     import shutil
     import tempfile
+    import zipfile
 
     building = None
     try:

@@ -106,7 +106,7 @@ def test_status_verifies_with_its_own_scripts_and_refuses_other_templates(fleet)
     assert repos["poisoned"]["verify_exit"] is not None  # judged, by the fleet's scripts
     # Judged, and named: its runtime is not the bytes v1.0.0 released.
     assert repos["poisoned"]["problem"] == (
-        "scripts differ from v1.0.0's: 2 file(s) (argparse.py, ecomem/__init__.py)"
+        "scripts differ from v1.0.0's: 2 file(s) (argparse.py, eco_mem.pyz)"
     )
     assert repos["other-source"]["problem"].startswith("refused: its answers name template")
     assert str(fleet["template"]) in repos["other-source"]["problem"]
