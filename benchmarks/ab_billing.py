@@ -36,7 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "data" / "conventions.json"
-SCRIPT = ".agents/skills/eco-mem/scripts/eco_mem.py"
+SCRIPT = ".agents/skills/eco-mem/scripts/eco_mem.pyz"
 OPS = str(Path(__file__).resolve().parent.parent / "ops.py")  # the operator's kit
 
 TASKS = {

@@ -62,7 +62,7 @@ def main() -> None:
         scripts = host / SKILL / "scripts"
         # One untimed run first: it writes the scripts' bytecode.
         subprocess.run(
-            [sys.executable, str(scripts / "eco_mem.py"), "verify"], cwd=host, check=False
+            [sys.executable, str(scripts / "eco_mem.pyz"), "verify"], cwd=host, check=False
         )
         rows = []
         for name, (imports, call) in CASES.items():
@@ -84,7 +84,7 @@ def main() -> None:
             "# Long\n\n## Goal\n" + "](" * 100_000 + "\n", encoding="utf-8"
         )
         commit_all(host, "entries past the caps")
-        script = str(scripts / "eco_mem.py")
+        script = str(scripts / "eco_mem.pyz")
         commands = {
             "review --json": ["review", "--json"],
             "verify": ["verify"],

@@ -1,7 +1,7 @@
-"""Benchmark: `eco_mem.py context`, the digest Claude Code's SessionStart hook prints.
+"""Benchmark: `eco_mem.pyz context`, the digest Claude Code's SessionStart hook prints.
 
 What is measured: the wall time of the rendered script as a subprocess, run the way the
-hook runs it (`python3 -S <skill>/scripts/eco_mem.py context`, without the shell around
+hook runs it (`python3 -S <skill>/scripts/eco_mem.pyz context`, without the shell around
 it), against interpreter start-up in the same interleaved runs: `python3 -S -c pass`
 (start-up with the same flag, the target's baseline) and `python3 -c pass` (start-up as
 any Python hook pays it). The interpreter is the one running this benchmark
@@ -101,7 +101,7 @@ def main() -> None:
         python = sys.executable
         commands = {BARE: [python, "-S", "-c", "pass"], SITE: [python, "-c", "pass"]}
         for label, store in stores.items():
-            commands[label] = [python, "-S", str(store / SKILL / "scripts/eco_mem.py"), "context"]
+            commands[label] = [python, "-S", str(store / SKILL / "scripts/eco_mem.pyz"), "context"]
         sizes = {label: digest_size(commands[label]) for label in stores}
 
         def timed(command: list[str]):
@@ -111,7 +111,7 @@ def main() -> None:
         counts = {label: instructions(command) for label, command in commands.items()}
 
     budget = _budget()
-    print(f"eco_mem.py context, {runs} interleaved runs each ({python})")
+    print(f"eco_mem.pyz context, {runs} interleaved runs each ({python})")
     rows = []
     for label, timing in timings.items():
         size = f"{sizes[label]} B" if label in sizes else ""
@@ -130,7 +130,7 @@ def main() -> None:
 
 
 def _budget() -> int:
-    source = next(Path("template").glob("*/eco-mem/scripts/ecomem/commands/context.py"))
+    source = Path(__file__).resolve().parent.parent / "runtime/ecomem/commands/context.py"
     for line in source.read_text(encoding="utf-8").splitlines():
         if line.startswith("BUDGET = "):
             return int(line.split("=")[1])

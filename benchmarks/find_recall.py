@@ -1,4 +1,4 @@
-"""Top-3 recall of `eco_mem.py find` on a 20-fact store.
+"""Top-3 recall of `eco_mem.pyz find` on a 20-fact store.
 
 The store and the queries are in benchmarks/data/find_recall.json: twenty facts with a
 title, a scope and a one-line body, and queries phrased the way an agent types them,
@@ -29,7 +29,7 @@ import copier
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "data" / "find_recall.json"
-SCRIPT = ".agents/skills/eco-mem/scripts/eco_mem.py"
+SCRIPT = ".agents/skills/eco-mem/scripts/eco_mem.pyz"
 TOP = 3
 
 

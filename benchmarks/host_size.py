@@ -14,8 +14,9 @@ collected from its stderr:
     first on PATH adds -X importtime, since the driver runs `python3 -I -S`), the
     session hook's context.py, and resolve.py on a merge that stopped.
 
-A module of the copy counts for the host file of the same name. The report: Python
-files and lines (wc -l) in the host's work tree, the lines of modules no command
+A module of the copy counts for the runtime's module of the same name. The report: the
+runtime file's Python modules, their lines (wc -l) and code lines (no blank, comment
+or docstring line), the lines of modules no command
 loaded (named), and their share. tests/test_host_size.py holds the limits.
 
     python -m benchmarks.host_size [--json]
@@ -24,12 +25,15 @@ loaded (named), and their share. tests/test_host_size.py holds the limits.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import tokenize
+import zipfile
 from pathlib import Path
 
 from tests.helpers import SKILL, commit_all, copy_template, git, init_repo, snapshot_template
@@ -79,7 +83,7 @@ class Host:
         return result
 
     def mem(self, label: str, *args: str, ok=(0,), cwd: Path | None = None):
-        script = str((cwd or self.root) / SCRIPTS / "eco_mem.py")
+        script = str((cwd or self.root) / SCRIPTS / "eco_mem.pyz")
         return self.python(label, script, *args, ok=ok, cwd=cwd)
 
     def git_merge(self, label: str, branch: str):
@@ -214,27 +218,50 @@ def module_name(relpath: str) -> str:
 
 
 def host_python_files(root: Path) -> dict[str, int]:
-    """{path under the scripts folder: lines} for every .py file of the host's work tree."""
-    files = {}
-    for path in sorted(root.rglob("*.py")):
-        if ".git" in path.relative_to(root).parts:
-            continue
-        with path.open("rb") as handle:
-            files[path.relative_to(root / SCRIPTS).as_posix()] = sum(1 for _ in handle)
-    return files
+    """{module path in the runtime file: lines} for every .py the host's runtime holds
+    (the host tracks no .py of its own: the runtime is one zip of runtime/'s source)."""
+    return {name: text.count("\n") for name, text in runtime_sources(root).items()}
 
 
-def report(files: dict[str, int], loaded: dict[str, set[str]]) -> dict:
+def runtime_sources(root: Path) -> dict[str, str]:
+    """{module path: source} of the host's runtime file."""
+    with zipfile.ZipFile(root / SCRIPTS / "eco_mem.pyz") as runtime:
+        return {
+            name: runtime.read(name).decode("utf-8")
+            for name in runtime.namelist()
+            if name.endswith(".py")
+        }
+
+
+def code_lines(source: str) -> int:
+    """The lines that hold code: not blank, not only a comment, not a docstring (a
+    statement that is a lone string)."""
+    skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    lines: set[int] = set()
+    statement: list[tokenize.TokenInfo] = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in skipped and token.type != tokenize.ENDMARKER:
+            statement.append(token)
+        if token.type == tokenize.NEWLINE or token.type == tokenize.ENDMARKER:
+            if statement and not all(part.type == tokenize.STRING for part in statement):
+                for part in statement:
+                    lines.update(range(part.start[0], part.end[0] + 1))
+            statement = []
+    return len(lines)
+
+
+def report(files: dict[str, int], loaded: dict[str, set[str]], code: int) -> dict:
     everything = set().union(*loaded.values())
     unloaded = {
         path: lines
         for path, lines in files.items()
-        if path != "eco_mem.py" and module_name(path) not in everything
+        if path != "__main__.py" and module_name(path) not in everything
     }
     total = sum(files.values())
     return {
         "python_files": len(files),
         "lines": total,
+        "code_lines": code,
         "unloaded_lines": sum(unloaded.values()),
         "unloaded_percent": round(100 * sum(unloaded.values()) / total, 1),
         "unloaded": dict(sorted(unloaded.items(), key=lambda item: -item[1])),
@@ -249,9 +276,10 @@ def measure(template: Path, scratch: Path) -> dict:
     copy_template(template, root)
     commit_all(root, "install eco-mem")
     files = host_python_files(root)
+    code = sum(code_lines(source) for source in runtime_sources(root).values())
     host = Host(root, scratch / "bin")
     run_every_command(host, scratch)
-    return report(files, host.loaded)
+    return report(files, host.loaded, code)
 
 
 def main() -> int:

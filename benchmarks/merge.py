@@ -4,13 +4,13 @@ against a plain `git merge` of the same branches.
 What is measured: the wall time of `git merge --no-edit BRANCH` for eight
 branches merged in turn into main, in a default render holding a store in use
 (the facts and episodes of tests/test_teamwork.py). Each branch adds one fact,
-the first four an episode too, written with `eco_mem.py new` as an agent would.
+the first four an episode too, written with `eco_mem.pyz new` as an agent would.
 
   driver     the clone as eco-mem leaves it: the .gitattributes block and
              merge.eco-mem-catalog.driver in .git/config; no merge conflicts
   baseline   the same clone without the driver in .git/config: git's own
              text merge. A merge that stops on a conflict is timed up to the
-             stop; `eco_mem.py resolve` and the commit after it are not timed
+             stop; `eco_mem.pyz resolve` and the commit after it are not timed
 
 Git runs the driver as `track` configures it, through `sh -c`: `git merge-file`
 first, and only when that conflicts `python3 -I -S` on the driver's copy in

@@ -1,4 +1,4 @@
-"""Benchmark: package stores (`eco_mem.py init PATH`) against one store of the same entries.
+"""Benchmark: package stores (`eco_mem.pyz init PATH`) against one store of the same entries.
 
 What is measured: the wall time of the rendered script as a subprocess, in the same
 interleaved runs:
@@ -53,7 +53,7 @@ FIND_IN = "packages/p07"
 
 
 def script(root: Path) -> Path:
-    return root / SKILL / "scripts/eco_mem.py"
+    return root / SKILL / "scripts/eco_mem.pyz"
 
 
 def run(root: Path, *args: str, cwd: Path | None = None) -> None:

@@ -48,7 +48,7 @@ TARGETS = {20: 0.5, "full caps": 0.1}
 
 def mem(host: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), *args],
+        [sys.executable, str(host / SKILL / "scripts/eco_mem.pyz"), *args],
         cwd=host,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""Benchmark: how well `eco_mem.py review` finds planted rot, and what it costs.
+"""Benchmark: how well `eco_mem.pyz review` finds planted rot, and what it costs.
 
 Quality: each planted store (benchmarks/data/review_*.py) is a set of files, catalog
 rows and desk ages, with every defect listed (kind and entries) and every healthy
@@ -113,7 +113,7 @@ def run_store(rendered: Path, work: Path, name: str) -> dict:
     data = importlib.import_module(f"benchmarks.data.{name}")
     host = shutil.copytree(rendered, work / name, symlinks=True)
     plant(host, data)
-    script = host / SKILL / "scripts/eco_mem.py"
+    script = host / SKILL / "scripts/eco_mem.pyz"
     extra = getattr(data, "ARGS", [])
     command = review_command(script, host, "--json", "--today", data.TODAY, *extra)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -126,7 +126,7 @@ def scale(rendered: Path, work: Path) -> None:
     for count in SCALE:
         host = shutil.copytree(rendered, work / f"scale-{count}", symlinks=True)
         populate(host, 0, {"semantic": count}, True, False)
-        script = host / SKILL / "scripts/eco_mem.py"
+        script = host / SKILL / "scripts/eco_mem.pyz"
         started = time.perf_counter()
         subprocess.run(review_command(script, host, "--json"), capture_output=True, check=False)
         seconds[count] = time.perf_counter() - started
@@ -178,7 +178,7 @@ def main() -> None:
         }
         populate(full, CAPS["desks"], per_drawer, True, True)
         commit_all(full, "full caps")
-        script = full / SKILL / "scripts/eco_mem.py"
+        script = full / SKILL / "scripts/eco_mem.pyz"
         commands = {
             "verify, full caps": verify_command(script, full),
             "review, full caps": review_command(script, full, "--json"),

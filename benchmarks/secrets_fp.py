@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "template/{{skill_path}}/eco-mem/scripts"
+SCRIPTS = Path(__file__).resolve().parent.parent / "runtime"
 
 
 def main() -> int:

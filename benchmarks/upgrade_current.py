@@ -1,10 +1,10 @@
-"""Benchmark: `ops.py upgrade` with nothing to do, against `eco_mem.py verify`.
+"""Benchmark: `ops.py upgrade` with nothing to do, against `eco_mem.pyz verify`.
 
 What is measured: the wall time of the rendered script as a subprocess, in the
 same interleaved runs (benchmarks/_timing.py), on one freshly installed and
 committed host whose answers record the template's newest tag:
 
-  verify     python3 <skill>/scripts/eco_mem.py verify
+  verify     python3 <skill>/scripts/eco_mem.pyz verify
   upgrade    python3 <checkout>/ops.py upgrade --root HOST   (up to date: it lists the
              template's tags with one `git ls-remote` and stops, no Copier)
   re-apply   python3 <checkout>/ops.py upgrade --root HOST --vcs-ref v0.0.1 -- --defaults
@@ -39,7 +39,7 @@ TARGET = 1.5
 def script_run(host: Path, *args: str):
     """A `prepare` for measure(): the rendered script with ARGS, as a user runs it."""
     if args[0] == "verify":  # the host's runtime
-        command = [sys.executable, str(host / SKILL / "scripts/eco_mem.py"), *args]
+        command = [sys.executable, str(host / SKILL / "scripts/eco_mem.pyz"), *args]
     else:  # the operator's, from this checkout
         command = [sys.executable, OPS, args[0], "--root", str(host), *args[1:]]
 

@@ -1,7 +1,7 @@
-"""Benchmark: `eco_mem.py verify` on a store at full caps and on stress stores.
+"""Benchmark: `eco_mem.pyz verify` on a store at full caps and on stress stores.
 
 What is measured: the wall time of the rendered script as a subprocess,
-`python3 <skill>/scripts/eco_mem.py verify --root STORE --json`, against
+`python3 <skill>/scripts/eco_mem.pyz verify --root STORE --json`, against
 `python3 -c pass` (interpreter start-up) in the same interleaved runs. The
 interpreter is the one running this benchmark (sys.executable), so a pyenv
 shim does not add its own start-up to both sides.
@@ -220,7 +220,7 @@ def main() -> None:
         with stdout_silenced():  # the blocks task prints what it wrote
             copy_template(snapshot_template(work / "template", "v1"), rendered)
         commit_all(rendered, "eco-mem")
-        script = rendered / SKILL / "scripts/eco_mem.py"
+        script = rendered / SKILL / "scripts/eco_mem.pyz"
 
         stores: dict[str, tuple[Path, int]] = {}
         full = {drawer: CAPS["catalog_rows"] for drawer in ("semantic", "episodic", "procedural")}
@@ -249,7 +249,7 @@ def main() -> None:
         if detect_secrets:
             commands[DETECT_SECRETS] = detect_secrets
             subjects[DETECT_SECRETS] = timed_run(detect_secrets, cwd=stores["full caps"][0])
-        print(f"eco_mem.py verify --json, {runs} interleaved runs each, {sys.executable}\n")
+        print(f"eco_mem.pyz verify --json, {runs} interleaved runs each, {sys.executable}\n")
         timings = measure(subjects, runs)
         found = {label: findings_summary(commands[label]) for label in stores}
 

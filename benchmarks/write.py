@@ -1,4 +1,4 @@
-"""Benchmark: one memory write (`eco_mem.py new semantic`) against start-up and an older render.
+"""Benchmark: one memory write (`eco_mem.pyz new semantic`) against start-up and an older render.
 
 What is measured: the wall time of the rendered script as a subprocess writing one fact
 (`new semantic … --body …`: lock, load, gate, the ignore check, the journaled write),
@@ -64,7 +64,7 @@ def render(template: Path, host: Path) -> Path:
 
 
 def write_subject(host: Path):
-    script = [sys.executable, str(host / SKILL / "scripts/eco_mem.py")]
+    script = [sys.executable, str(host / SKILL / "scripts/eco_mem.pyz")]
 
     def prepare():
         if (host / ".agents/memory/semantic" / f"{SLUG}.md").exists():

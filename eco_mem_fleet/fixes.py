@@ -29,7 +29,7 @@ from eco_mem_fleet.versions import ANSWERS_FILE, is_older, read_answers
 HERE = Path(".")  # all-repos runs the fix with the scratch clone as working directory
 # `ops.py upgrade` lists each conflicted file on stderr as "  PATH: what to do".
 CONFLICT_LINE = re.compile(r"^  (\S.*?): ")
-# `eco_mem.py track` names each hiding rule on its own line: "SOURCE:LINE `PATTERN` hides PATH".
+# `eco_mem.pyz track` names each hiding rule on its own line: "SOURCE:LINE `PATTERN` hides PATH".
 HIDES_LINE = re.compile(r"^(?:eco_mem\.py \w+: )?(\S+:\d+ `.*` hides \S+)$")
 
 
@@ -66,7 +66,7 @@ def finish_install(scripts: OwnScripts, outcome: Outcome) -> str:
         rules = hiding_rules(done.stderr)
         if command == "track" and rules:
             return (
-                f"a nested .gitignore hides eco-mem: {rules}; add the lines `eco_mem.py track`"
+                f"a nested .gitignore hides eco-mem: {rules}; add the lines `eco_mem.pyz track`"
                 " prints to that file, then rerun; nothing pushed"
             )
         last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]

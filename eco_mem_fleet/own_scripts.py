@@ -6,7 +6,7 @@ executes that copy, never imports from it and never builds a path to run
 from it. Instead it checks out the release the run pinned (its commit, from
 the snapshot of release tags fetched once for the run, releases.py) into a
 temporary folder (`git archive`), once per run, and runs from there: the operator's `ops.py`
-(blocks, track, upgrade) and the runtime's `eco_mem.py` (verify, review), both
+(blocks, track, upgrade) and the runtime's `eco_mem.pyz` (verify, review), both
 under `python -I` with `--root` pointing at the clone. The runtime reads the
 repository's answers itself (`store.answers.settle`), so one checkout serves every
 repository. Checkouts and scripts run in processes of their own with the clean
@@ -59,8 +59,7 @@ QUESTIONS = (
 def _template_path_rule():
     """The folder-answer rule of the template beside this package (ecomem/path_rule.py,
     the one the template's validators load): the fleet refuses what Copier would."""
-    scripts = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
-    file = scripts / "scripts" / "ecomem" / "path_rule.py"
+    file = Path(__file__).resolve().parents[1] / "runtime" / "ecomem" / "path_rule.py"
     spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
     module = importlib.util.module_from_spec(spec)
     # No bytecode cache beside it: a template checkout used as Copier's source would
@@ -206,7 +205,7 @@ def checkout_release(releases: Releases, tag: str, destination: str, env: dict[s
             archive.extractall(destination)
 
 
-RUNTIME = Path("template", "{{skill_path}}", "eco-mem", "scripts", "eco_mem.py")
+RUNTIME = Path("template", "{{skill_path}}", "eco-mem", "scripts", "eco_mem.pyz")
 # What the fleet runs from a release's checkout (OwnScripts.operator and .runtime).
 # Releases before the fleet existed lack ops.py: every install would render, then fail.
 FLEET_NEEDS = ("ops.py", RUNTIME.as_posix())
@@ -259,8 +258,10 @@ class OwnScripts:
             return self._checkout
 
     def runtime(self) -> Path:
-        """This release's `eco_mem.py` (verify, review): check `refusal` first."""
-        return self.checkout() / RUNTIME
+        """This release's `eco_mem.pyz` (verify, review): check `refusal` first. A
+        release from before the runtime was one file runs its `eco_mem.py`."""
+        runtime = self.checkout() / RUNTIME
+        return runtime if runtime.is_file() else runtime.with_suffix(".py")
 
     def operator(self) -> Path:
         """This release's `ops.py` (blocks, track, upgrade): check `refusal` first."""
@@ -288,7 +289,7 @@ def run_own(
     env: dict[str, str],
     timeout: float | None = None,
 ) -> subprocess.CompletedProcess:
-    """`python -I OWN/eco_mem.py COMMAND --root ROOT ARGS`: -I keeps the script's folder,
+    """`python -I OWN/eco_mem.pyz COMMAND --root ROOT ARGS`: -I keeps the script's folder,
     the current folder and PYTHON* variables out of the import path; `env` is a clean
     environment (clean_env.py), never the fleet's own. A command still running after
     `timeout` seconds (TIMEOUT by default) is killed and returns TIMED_OUT, its last

@@ -11,7 +11,7 @@ Every file counts, not only the Python ones: Python imports an extension module
 (`cli.cpython-311-x86_64-linux-gnu.so`) before the `cli.py` beside it, and an
 `ecomem/answers.yml` there is a record only the git dir's copy may keep.
 Two kinds are left out: the files the release renders per repository (`*.jinja` in
-its tree, the tool settings), and `__pycache__`, which eco_mem.py never reads (it
+its tree, the tool settings), and `__pycache__`, which eco_mem.pyz never reads (it
 keeps its bytecode outside the repository).
 
 Releases from before the scripts stopped carrying answers render some of them per

@@ -5,8 +5,8 @@
 
 Reads the clones all-repos-clone made (run it first for fresh data): is
 eco-mem installed, which version do its answers record, what is the newest
-tag of the fleet's template, what does `eco_mem.py verify --json` say (exit
-code, errors, warnings), and what does `eco_mem.py review --json` find
+tag of the fleet's template, what does `eco_mem.pyz verify --json` say (exit
+code, errors, warnings), and what does `eco_mem.pyz review --json` find
 (entries per drawer, findings per kind, always-loaded bytes), and are the
 scripts it holds the bytes its release shipped (runtime.py). verify and
 review are the fleet's own: --template checked out at REF (default: its newest
@@ -73,7 +73,7 @@ class RepoStatus:
     errors: int | None = None
     warnings: int | None = None
     problem: str = ""
-    # From `eco_mem.py review --json`; None where the install has no review command.
+    # From `eco_mem.pyz review --json`; None where the install has no review command.
     entries: dict[str, int] | None = None
     findings: dict[str, int] | None = None
     load_bytes: int | None = None

@@ -93,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     # under it (copier.yml's tasks say `--root .`).
     root = Path(os.path.abspath(given_root(argv)))
     asks_help = not argv or any(word in HELP_WORDS for word in argv)
-    if not asks_help:
+    from .commands import HOSTLESS
+
+    if not asks_help and argv[0] not in HOSTLESS:
         # Named as the boundary names a command's failures: one line, `ops.py COMMAND: ...`.
         say = f"{PROG} {argv[0]}" if not argv[0].startswith("-") else PROG
         if not root.is_dir():

@@ -12,8 +12,8 @@ import os
 import sys
 
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The folder Copier renders into each host; its name is a literal, not a Jinja tag.
-RUNTIME = os.path.join(CHECKOUT, "template", "{{skill_path}}", "eco-mem", "scripts")
+# The runtime's source; hosts get it built into one file (runtime_build.py).
+RUNTIME = os.path.join(CHECKOUT, "runtime")
 
 
 def use_release_runtime() -> None:

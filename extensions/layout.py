@@ -33,10 +33,8 @@ CLAUDE_SKILLS = ".claude/skills"
 def _load_is_git_dir():
     """The rendered scripts' own `.git` name rule (ecomem/path_rule.py), loaded by its
     file as extensions/protocol.py loads it: what the install refuses, the scripts refuse."""
-    file = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
-    spec = importlib.util.spec_from_file_location(
-        "eco_mem_path_rule", file / "scripts" / "ecomem" / "path_rule.py"
-    )
+    file = Path(__file__).resolve().parents[1] / "runtime" / "ecomem" / "path_rule.py"
+    spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
     module = importlib.util.module_from_spec(spec)
     # No bytecode cache: it would land beside path_rule.py in Copier's clone of the
     # template, and Copier renders that folder, cache included, into the host.

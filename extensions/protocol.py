@@ -20,8 +20,7 @@ from pathlib import Path
 from jinja2 import Environment
 from jinja2.ext import Extension
 
-RUNTIME = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
-RUNTIME = RUNTIME / "scripts" / "ecomem"
+RUNTIME = Path(__file__).resolve().parents[1] / "runtime" / "ecomem"
 
 
 def _load(relpath: str, name: str):
@@ -122,6 +121,20 @@ def code_list(values: object) -> str:
     return ", ".join(f"`{value}`" for value in values)
 
 
+# The runtime file Copier copies verbatim into every host (eco_mem_ops/runtime_build.py
+# builds it from runtime/); its literal folder name holds no Jinja tag.
+RUNTIME_FILE = Path(__file__).resolve().parents[1] / "template" / "{{skill_path}}" / "eco-mem"
+RUNTIME_FILE = RUNTIME_FILE / "scripts" / "eco_mem.pyz"
+
+
+def runtime_sha256(_: object = None) -> str:
+    """The sha256 of the runtime file this template copies: read from the file itself,
+    so the record a host keeps beside it cannot disagree with the bytes it got."""
+    import hashlib
+
+    return hashlib.sha256(RUNTIME_FILE.read_bytes()).hexdigest()
+
+
 class ProtocolExtension(Extension):
     """Expose the protocol and the path helpers to every template."""
 
@@ -135,3 +148,4 @@ class ProtocolExtension(Extension):
         environment.filters["thresholds_problem"] = thresholds_problem
         environment.filters["relpath"] = relpath
         environment.filters["code_list"] = code_list
+        environment.filters["runtime_sha256"] = runtime_sha256

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.helpers import commit_all, copy_template, git, init_repo, snapshot_template
+from tests.helpers import PROJECT, commit_all, copy_template, git, init_repo, snapshot_template
 
 # Hypothesis profiles for properties whose every example is a real `copier update`
 # (about two seconds each): a few examples on a laptop, more in CI (CI=true, which
@@ -64,16 +64,17 @@ def rendered(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.fixture(scope="session")
 def ecomem(rendered: Path):
-    """The rendered `ecomem` package, importable for unit tests of its rules."""
-    scripts = rendered / ".agents/skills/eco-mem/scripts"
-    sys.path.insert(0, str(scripts))
+    """The runtime's `ecomem` package from runtime/ source (the file a host gets is built
+    from it), importable for unit tests of its rules; answers from a default render."""
+    scripts = str(PROJECT / "runtime")
+    sys.path.insert(0, scripts)
     sys.dont_write_bytecode = True
     import ecomem
     from ecomem.store.answers import settle
 
     settle(rendered)  # as every command does first
     yield ecomem
-    sys.path.remove(str(scripts))
+    sys.path.remove(scripts)
 
 
 __all__ = ["git"]

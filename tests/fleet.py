@@ -17,7 +17,7 @@ from tests.helpers import MEMORY, PROJECT, git, init_repo, replace_in, snapshot_
 
 Seed = Callable[[Path], None]
 SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
-BLOCKS_SRC = "template/{{skill_path}}/eco-mem/scripts/ecomem/hostfiles/blocks.py"
+BLOCKS_SRC = "runtime/ecomem/hostfiles/blocks.py"
 # A team's memory: two entries and their catalog rows.
 TEAM_MEMORY = {
     f"{MEMORY}/semantic/deploy-target.md": (

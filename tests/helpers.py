@@ -16,14 +16,18 @@ import copier
 PROJECT = Path(__file__).resolve().parent.parent
 # What a tagged test template repository holds: Copier's checkout of it must have the
 # operator (ops.py, eco_mem_ops/) that copier.yml's tasks and migrations run.
-TEMPLATE_PARTS = ("copier.yml", "template", "extensions", "ops.py", "eco_mem_ops")
+TEMPLATE_PARTS = ("copier.yml", "template", "extensions", "ops.py", "eco_mem_ops", "runtime")
 ANSWERS = ".copier-answers.eco-mem.yml"
 SKILL = ".agents/skills/eco-mem"
 MEMORY = ".agents/memory"
 # Where the protocol's numbers are written once, in a template checkout.
-RUNTIME_PROTOCOL = "template/{{skill_path}}/eco-mem/scripts/ecomem/protocol.py"
+RUNTIME_PROTOCOL = "runtime/ecomem/protocol.py"
+# The one runtime file a host holds, its name in the skill's scripts/, and where the
+# template keeps it (built from runtime/ by eco_mem_ops/runtime_build.py).
+HOST_RUNTIME = "eco_mem.pyz"
+RUNTIME_FILE = "template/{{skill_path}}/eco-mem/scripts/eco_mem.pyz"
 # ... and the drawers' INDEX contracts, which the template renders from it.
-RUNTIME_CONTRACTS = "template/{{skill_path}}/eco-mem/scripts/ecomem/store/contracts.py"
+RUNTIME_CONTRACTS = "runtime/ecomem/store/contracts.py"
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -80,6 +84,13 @@ def snapshot_template(repo: Path, tag: str, mutate: Callable[[Path], None] | Non
             shutil.copy2(source, target)
     if mutate:
         mutate(repo)
+    # The runtime file from the snapshot's own source, as `ops.py build-runtime` makes
+    # it: tests run the current runtime/ (and a mutated one) before the committed file
+    # is rebuilt; test_runtime_build.py is what makes a commit rebuild it.
+    if (repo / "runtime").is_dir() and (repo / RUNTIME_FILE).parent.is_dir():
+        from eco_mem_ops.runtime_build import write
+
+        write(repo / RUNTIME_FILE, repo / "runtime")
     commit_all(repo, f"template {tag}")
     git(repo, "tag", tag)
     return repo
@@ -150,14 +161,50 @@ def update_project(dst: Path, vcs_ref: str | None = None, **data) -> None:
 
 
 def run_script(root: Path, *args: str, skill: str = SKILL) -> subprocess.CompletedProcess:
-    """Run the rendered eco_mem.py as a user would, without a terminal (as in CI)."""
+    """Run the rendered eco_mem.pyz as a user would, without a terminal (as in CI)."""
     return subprocess.run(
-        [sys.executable, str(root / skill / "scripts/eco_mem.py"), *args],
+        [sys.executable, str(host_script(root, skill)), *args],
         cwd=root,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
     )
+
+
+def host_script(root: Path, skill: str = SKILL) -> Path:
+    """The runtime a host runs: its eco_mem.pyz, or a release's from before the runtime
+    was one file (tests that install an old release first), its eco_mem.py."""
+    runtime = root / skill / "scripts" / HOST_RUNTIME
+    source = runtime.with_name("eco_mem.py")
+    return source if not runtime.exists() and source.exists() else runtime
+
+
+def runtime_module(root: Path, entry: str, skill: str = SKILL) -> str:
+    """The text of `entry` (`ecomem/cli.py`, `__main__.py`) in the host's runtime file."""
+    import zipfile
+
+    with zipfile.ZipFile(root / skill / "scripts" / HOST_RUNTIME) as runtime:
+        return runtime.read(entry).decode("utf-8")
+
+
+def change_runtime_module(root: Path, entry: str, text: str, skill: str = SKILL) -> None:
+    """Put `text` in place of `entry` (`ecomem/cli.py`, `__main__.py`) in the host's
+    runtime file, as a commit that changed the runtime would (tests of what runs a
+    branch's bytes)."""
+    import io
+    import zipfile
+
+    path = root / skill / "scripts" / HOST_RUNTIME
+    data = path.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as old:
+        entries = {name: old.read(name) for name in old.namelist()}
+    entries[entry] = text.encode("utf-8")
+    buffer = io.BytesIO()
+    buffer.write(data[: data.index(b"\n") + 1])  # the shebang line
+    with zipfile.ZipFile(buffer, "w") as new:
+        for name, content in entries.items():
+            new.writestr(name, content)
+    path.write_bytes(buffer.getvalue())
 
 
 def run_ops(

@@ -9,9 +9,9 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from tests.helpers import MEMORY, SKILL
+from tests.helpers import HOST_RUNTIME, MEMORY, SKILL, host_script
 
-SCRIPT = f"{SKILL}/scripts/eco_mem.py"
+SCRIPT = f"{SKILL}/scripts/{HOST_RUNTIME}"
 LOCAL_STATE = (".eco-mem.lock",)  # the lock file may appear; it is never part of the store
 
 
@@ -25,7 +25,7 @@ def mem(
     host: Path, *args: str, stdin: str | None = None, env: dict | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(host / SCRIPT), *args],
+        [sys.executable, str(host_script(host)), *args],
         cwd=host,
         input=stdin if stdin is not None else "",
         capture_output=True,
@@ -87,7 +87,7 @@ def verify_findings(host: Path, *extra: str) -> list[tuple[str, str]]:
 
 
 def refused_rules(result: subprocess.CompletedProcess) -> list[str]:
-    """Rule ids from `eco_mem.py CMD: refused [rule] ...` lines."""
+    """Rule ids from `eco_mem.pyz CMD: refused [rule] ...` lines."""
     return [
         line.split("[", 1)[1].split("]", 1)[0]
         for line in result.stderr.splitlines()

@@ -40,7 +40,7 @@ def host(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run_in(folder: Path, host: Path, *args: str) -> str:
     """The command run from `folder` inside `host`, as an agent working there would."""
-    script = host / SKILL / "scripts/eco_mem.py"
+    script = host / SKILL / "scripts/eco_mem.pyz"
     done = subprocess.run(
         [sys.executable, str(script), *args], cwd=folder, capture_output=True, text=True
     )

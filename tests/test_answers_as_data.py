@@ -161,7 +161,7 @@ def test_the_git_dir_copy_reads_its_own_record_not_a_branchs_answers(host: Path)
 def test_the_command_the_host_prints_for_upgrade_refuses_a_branchs_template(
     host: Path, tmp_path: Path
 ) -> None:
-    """`eco_mem.py upgrade` prints the command that replaced it, and people (and agents)
+    """`eco_mem.pyz upgrade` prints the command that replaced it, and people (and agents)
     run what it prints. A branch can point `_src_path` at its own template: the printed
     command must be the one that checks the source this clone recorded (`ops.py
     upgrade`), not a plain `copier update --trust`, which runs whatever the file names."""

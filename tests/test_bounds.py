@@ -68,8 +68,8 @@ def test_review_names_the_files_past_the_caps_and_prints_none_of_them(capped: Pa
     assert_no_traceback(result)
     assert result.returncode in (0, 1), result.stderr
     said = result.stdout + result.stderr
-    assert f"eco_mem.py review: {FACT}: not read, line of " in result.stderr
-    assert f"eco_mem.py review: {DESK}: not read, line of " in result.stderr
+    assert f"eco_mem.pyz review: {FACT}: not read, line of " in result.stderr
+    assert f"eco_mem.pyz review: {DESK}: not read, line of " in result.stderr
     assert WORD not in said and "](](" not in said
 
 

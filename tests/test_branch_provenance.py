@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, git, run_ops
+from tests.helpers import MEMORY, SKILL, change_runtime_module, git, run_ops
 from tests.memory_helpers import adopt, fact, mem
 
 DESK = f"{MEMORY}/working/fix-login.md"
@@ -228,9 +228,9 @@ def test_the_hook_never_runs_the_work_tree_scripts(victim: Path) -> None:
     ]["hooks"][0]["command"]
     # The one program it starts is python on the git dir's copy; the work tree's script
     # appears only in the advice to run `track`, printed when there is no copy.
-    assert "eco_mem.py context" not in command and "-m " not in command
+    assert "eco_mem.pyz context" not in command and "-m " not in command
     assert command.count("python3 -I") == 1 and 'python3 -I -S "$r/context.py"' in command
-    assert f"{SKILL}/scripts/eco_mem.py track` once" in command
+    assert f"{SKILL}/scripts/eco_mem.pyz track` once" in command
     ran = subprocess.run(
         ["sh", "-c", command],
         env={**os.environ, "CLAUDE_PROJECT_DIR": str(victim)},
@@ -238,7 +238,7 @@ def test_the_hook_never_runs_the_work_tree_scripts(victim: Path) -> None:
         text=True,
     )
     named_not_shown(ran.stdout)
-    (victim / SKILL / "scripts/ecomem/commands/context.py").write_text("raise SystemExit(9)\n")
+    change_runtime_module(victim, "ecomem/commands/context.py", "raise SystemExit(9)\n")
     again = subprocess.run(
         ["sh", "-c", command],
         env={**os.environ, "CLAUDE_PROJECT_DIR": str(victim)},
@@ -255,7 +255,7 @@ def test_before_track_the_hook_says_to_run_it_and_runs_nothing_from_the_tree(
     command = json.loads((clone / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0][
         "hooks"
     ][0]["command"]
-    (clone / SKILL / "scripts/eco_mem.py").write_text("print('the branch ran')\n")
+    (clone / SKILL / "scripts/eco_mem.pyz").write_text("print('the branch ran')\n")
     ran = subprocess.run(
         ["sh", "-c", command],
         env={**os.environ, "CLAUDE_PROJECT_DIR": str(clone)},
@@ -337,7 +337,7 @@ def test_line_end_rules_a_branch_commits_do_not_pass_its_memory_off_as_local(
 
 def test_blocks_replaces_the_older_hook_that_ran_the_work_tree(victim: Path) -> None:
     settings = victim / ".claude/settings.json"
-    old = f'python3 -S "$CLAUDE_PROJECT_DIR"/{SKILL}/scripts/eco_mem.py context || true'
+    old = f'python3 -S "$CLAUDE_PROJECT_DIR"/{SKILL}/scripts/eco_mem.pyz context || true'
     data = json.loads(settings.read_text())
     new = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     data["hooks"]["SessionStart"][0]["hooks"][0]["command"] = old

@@ -57,7 +57,7 @@ def test_runs_only_when_memory_skill_or_attributes_change(default_host: Path) ->
     triggers = load(default_host)["on"]
     expected = [
         ".agents/memory/**",
-        "**/.agents/memory/**",  # package stores (`eco_mem.py init PATH`)
+        "**/.agents/memory/**",  # package stores (`eco_mem.pyz init PATH`)
         ".agents/skills/eco-mem/**",
         ".gitattributes",
         WORKFLOW,
@@ -95,9 +95,9 @@ def test_checkout_keeps_no_token_and_the_job_only_reads(default_host: Path) -> N
 
 def test_strict_only_when_asked(default_host: Path, strict_host: Path) -> None:
     lenient, strict = run_line(load(default_host)), run_line(load(strict_host))
-    assert lenient.startswith("python3 .agents/skills/eco-mem/scripts/eco_mem.py verify ")
+    assert lenient.startswith("python3 .agents/skills/eco-mem/scripts/eco_mem.pyz verify ")
     assert "--strict" not in lenient
-    assert strict.startswith("python3 tools/skills/eco-mem/scripts/eco_mem.py verify --strict ")
+    assert strict.startswith("python3 tools/skills/eco-mem/scripts/eco_mem.pyz verify --strict ")
     for line in (lenient, strict):
         assert "--default-branch" in line
     # Recorded, so `copier update` renders the same choice again.

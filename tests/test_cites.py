@@ -313,7 +313,7 @@ def test_format_and_parse_round_trip(ecomem, text: str) -> None:
     value = cites.format_value("a/b.py", text)
     parsed = cites.parse_value(value)
     assert (parsed.path, parsed.text) == ("a/b.py", text)
-    found, problems = cites.read_cites(["# t", cites.line_text(parsed)])
+    found, problems = cites.read_cites(["# t", f"- cites: {parsed.value()}"])
     assert problems == []
     assert [(cite.line, cite.text) for cite in found] == [(2, text)]
 

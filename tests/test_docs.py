@@ -114,7 +114,7 @@ BROKEN_PAGE = """\
 # A page
 
 ```sh
-mem() { python3 .agents/skills/eco-mem/scripts/eco_mem.py "$@"; }
+mem() { python3 .agents/skills/eco-mem/scripts/eco_mem.pyz "$@"; }
 mem verify
 ```
 
@@ -308,10 +308,10 @@ def test_a_copy_stopped_by_a_link_out_is_finished_by_blocks_and_track(
 
 
 def test_the_install_tree_names_every_script_command() -> None:
-    table = PROJECT / "template/{{skill_path}}/eco-mem/scripts/ecomem/commands/__init__.py"
+    table = PROJECT / "runtime/ecomem/commands/__init__.py"
     names = re.findall(r'^    "([a-z-]+)": "', table.read_text(encoding="utf-8"), re.MULTILINE)
     page = (PROJECT / "docs/install.md").read_text(encoding="utf-8")
-    tree = next(block.text for block in blocks(page) if "scripts/eco_mem.py" in block.text)
+    tree = next(block.text for block in blocks(page) if "scripts/eco_mem.pyz" in block.text)
     assert len(names) > 10
     missing = [name for name in names if not re.search(rf"\b{re.escape(name)}\b", tree)]
     assert not missing, f"docs/install.md's tree omits: {missing}"

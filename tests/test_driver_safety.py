@@ -16,7 +16,17 @@ from copier.errors import CopierError
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import MEMORY, SKILL, commit_all, copy_template, git, init_repo, replace_in
+from tests.helpers import (
+    MEMORY,
+    PROJECT,
+    SKILL,
+    change_runtime_module,
+    commit_all,
+    copy_template,
+    git,
+    init_repo,
+    runtime_module,
+)
 from tests.memory_helpers import fact, mem
 
 SEMANTIC = f"{MEMORY}/semantic/INDEX.md"
@@ -132,12 +142,14 @@ def test_the_copy_lives_in_the_common_git_dir_and_merges(repo: Path, tmp_path: P
 
 def plant(tree: Path, proof: Path) -> None:
     """Make the skill's scripts in `tree` leave `proof` behind whenever they run."""
-    scripts = tree / SKILL / "scripts"
     line = f"open({str(proof)!r}, 'w').close()\n"
-    replace_in(scripts / "eco_mem.py", "import sys\n", "import sys\n" + line)
+    entry = runtime_module(tree, "__main__.py")
+    change_runtime_module(
+        tree, "__main__.py", entry.replace("import sys\n", "import sys\n" + line, 1)
+    )
     for module in ("__init__.py", "commands/merge_catalog.py", "store/merge.py"):
-        path = scripts / "ecomem" / module
-        path.write_text(path.read_text(encoding="utf-8") + line, encoding="utf-8")
+        entry = f"ecomem/{module}"
+        change_runtime_module(tree, entry, runtime_module(tree, entry) + line)
 
 
 @pytest.mark.parametrize("operation", ["cherry-pick", "rebase"])
@@ -239,7 +251,7 @@ def test_a_driver_that_fails_leaves_gits_own_conflict(repo: Path, damage: str) -
 
 def script_runner(skill: str):
     def run_fact(host: Path, title: str) -> subprocess.CompletedProcess:
-        script = str(host / skill / "eco-mem/scripts/eco_mem.py")
+        script = str(host / skill / "eco-mem/scripts/eco_mem.pyz")
         args = ["new", "semantic", "--title", title, "--source", "verified", "--scope", "repo"]
         return subprocess.run(
             [sys.executable, script, *args, "--expires", "never", "--body", "Checked."],
@@ -376,10 +388,10 @@ def test_a_criss_cross_merge_never_brings_a_forgotten_row_back(repo: Path, tmp_p
 
 def test_remove_driver_takes_out_the_section_and_every_copy(repo: Path) -> None:
     rows_in_one_gap(repo)
-    scripts = repo / SKILL / "scripts"
+    scripts = PROJECT  # the operator's, with this checkout's runtime
     code = (
-        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
-        " from ecomem.gitsetup.attributes import remove_driver;"
+        "import sys; from pathlib import Path; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/runtime'];"
+        " from eco_mem_ops.install.driver_removal import remove_driver;"
         " print(remove_driver(Path(sys.argv[2])))"
     )
     first = ok(subprocess.run([sys.executable, "-B", "-c", code, str(scripts), str(repo)], **QUIET))
@@ -407,8 +419,8 @@ def test_the_copy_changes_only_when_track_runs(repo: Path) -> None:
     # A changed module in the skill: memory commands leave the copy and the config as
     # they are; `track`, run on purpose, writes a new copy, points the config at it
     # and removes the old one.
-    module = repo / SKILL / "scripts/ecomem/store/merge.py"
-    module.write_text(module.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    changed = runtime_module(repo, "ecomem/store/merge.py") + "# changed\n"
+    change_runtime_module(repo, "ecomem/store/merge.py", changed)
     before = copy_bytes(repo)
     for command in (("find", "alpha"), ("verify",), ("context",)):
         assert "merge driver" not in mem(repo, *command).stderr
@@ -416,7 +428,7 @@ def test_the_copy_changes_only_when_track_runs(repo: Path) -> None:
     assert "driver set for this clone" in ok(mem(repo, "track")).stdout
     assert driver_copies(repo) != [home] and len(driver_copies(repo)) == 1
     fresh = driver_home(repo)
-    assert (fresh / "ecomem/store/merge.py").read_bytes() == module.read_bytes()
+    assert (fresh / "ecomem/store/merge.py").read_text(encoding="utf-8") == changed
     assert fresh.name.removeprefix("merge-driver-") in git(repo, "config", f"{SECTION}.driver")
     rows_in_one_gap(repo)
     assert run_git(repo, "merge", "--no-edit", "theirs-side").returncode == 0

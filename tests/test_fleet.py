@@ -34,12 +34,14 @@ from tests.helpers import (
     SKILL,
     assert_no_traceback,
     build_files,
+    change_runtime_module,
     copy_template,
     git,
     replace_in,
+    runtime_module,
 )
 
-INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.py", ANSWERS] + [
+INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.pyz", ANSWERS] + [
     f"{MEMORY}/{drawer}/INDEX.md" for drawer in ("working", "semantic", "episodic", "procedural")
 ]
 ALLOW_LIST = (
@@ -479,8 +481,8 @@ def test_status_names_a_repository_whose_scripts_are_not_its_releases(
 
     def edit_script(work: Path) -> None:
         copy_template(template, work, vcs_ref="v2.0.0")
-        with (work / SKILL / "scripts/ecomem/cli.py").open("a", encoding="utf-8") as script:
-            script.write("# a local patch\n")
+        patched = runtime_module(work, "ecomem/cli.py") + "# a local patch\n"
+        change_runtime_module(work, "ecomem/cli.py", patched)
 
     origins = {
         "as-shipped": make_origin(tmp_path, "as-shipped", seeds(template)["at-v2"][0]),
@@ -494,4 +496,4 @@ def test_status_names_a_repository_whose_scripts_are_not_its_releases(
     assert result.returncode == 1, result.stderr
     repos = {repo["repo"]: repo for repo in json.loads(result.stdout)["repos"]}
     assert repos["as-shipped"]["ok"] is True, repos["as-shipped"]
-    assert repos["patched"]["problem"] == "scripts differ from v2.0.0's: 1 file(s) (ecomem/cli.py)"
+    assert repos["patched"]["problem"] == "scripts differ from v2.0.0's: 1 file(s) (eco_mem.pyz)"

@@ -38,7 +38,6 @@ from tests.helpers import (
     ANSWERS,
     MEMORY,
     PROJECT,
-    RUNTIME_PROTOCOL,
     SKILL,
     commit_all,
     copy_template,
@@ -135,9 +134,9 @@ def test_upgrade_refuses_computed_answers_and_pushes_nothing_of_them(fleet) -> N
     origin = fleet["origins"]["computed"]
     agents = (origin_file(origin, "AGENTS.md") or b"").decode()
     settings = json.loads(origin_file(origin, ".claude/settings.json") or b"{}")
-    assert EVIL not in agents and f"python3 {SKILL}/scripts/eco_mem.py verify" in agents
+    assert EVIL not in agents and f"python3 {SKILL}/scripts/eco_mem.pyz verify" in agents
     hook = json.dumps(settings)
-    assert "semantic/x" not in hook and f"{SKILL}/scripts/eco_mem.py" in hook
+    assert "semantic/x" not in hook and f"{SKILL}/scripts/eco_mem.pyz" in hook
     assert report["clean"]["result"] == "upgraded", report["clean"]
     assert result.returncode == 1
 
@@ -203,9 +202,9 @@ def test_the_fleets_own_scripts_are_the_release_as_committed(tmp_path: Path) -> 
     assert len(list((tmp_path / "own").iterdir())) == 2  # the checkout and its HOME
 
 
-def test_the_scripts_questions_are_copier_ymls_asked_questions() -> None:
+def test_the_operators_questions_are_copier_ymls_asked_questions() -> None:
     """restore-indexes passes an answers file's answers back as `--data`: only these."""
-    text = (PROJECT / RUNTIME_PROTOCOL).read_text(encoding="utf-8")
+    text = (PROJECT / "eco_mem_ops/install/answers.py").read_text(encoding="utf-8")
     (questions,) = [
         ast.literal_eval(node.value)
         for node in ast.parse(text).body

@@ -26,7 +26,14 @@ from tests.fleet import (
     two_releases,
     write_config,
 )
-from tests.helpers import ANSWERS, SKILL, build_files, copy_template, replace_in
+from tests.helpers import (
+    ANSWERS,
+    SKILL,
+    build_files,
+    change_runtime_module,
+    copy_template,
+    replace_in,
+)
 from tests.test_update_trust import attacker_template
 
 TOKEN = "ghp_fleet-token-that-must-not-leak"
@@ -52,7 +59,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):
 
     def poisoned(work: Path) -> None:
         copy_template(template, work, vcs_ref="v1.0.0")
-        (work / SKILL / "scripts/ecomem/__init__.py").write_text(poison, encoding="utf-8")
+        change_runtime_module(work, "ecomem/__init__.py", poison)
         build_files(work, {f"{SKILL}/scripts/argparse.py": poison})
 
     def other_source(work: Path) -> None:
@@ -99,7 +106,7 @@ def test_status_verifies_with_its_own_scripts_and_refuses_other_templates(fleet)
     assert repos["poisoned"]["verify_exit"] is not None  # judged, by the fleet's scripts
     # Judged, and named: its runtime is not the bytes v1.0.0 released.
     assert repos["poisoned"]["problem"] == (
-        "scripts differ from v1.0.0's: 2 file(s) (argparse.py, ecomem/__init__.py)"
+        "scripts differ from v1.0.0's: 2 file(s) (argparse.py, eco_mem.pyz)"
     )
     assert repos["other-source"]["problem"].startswith("refused: its answers name template")
     assert str(fleet["template"]) in repos["other-source"]["problem"]

@@ -35,7 +35,7 @@ def test_status_names_a_runtime_changed_by_files_that_are_not_python(tmp_path: P
         "as-shipped": added({}),
         "extension": added({f"{SCRIPTS}/ecomem/cli.cpython-311-x86_64-linux-gnu.so": b"\x7fELF"}),
         "answers": added({f"{SCRIPTS}/ecomem/answers.yml": ELSEWHERE}),
-        # Never read by the runtime (eco_mem.py caches bytecode outside the repository).
+        # Never read by the runtime (eco_mem.pyz caches bytecode outside the repository).
         "bytecode-cache": added({f"{SCRIPTS}/ecomem/__pycache__/cli.cpython-311.pyc": b"x"}),
     }
     origins = {name: make_origin(tmp_path, name, seed) for name, seed in seeds.items()}

@@ -248,7 +248,7 @@ def assert_gits_own_conflict(host: Path, merged: subprocess.CompletedProcess) ->
     assert merged.returncode == 1, merged.stdout + merged.stderr
     text = (host / CATALOG).read_text(encoding="utf-8")
     assert "<<<<<<<" in text and "| ours |" in text and "| theirs |" in text, text
-    assert "this catalog merges as text; run eco_mem.py verify" in merged.stderr
+    assert "this catalog merges as text; run eco_mem.pyz verify" in merged.stderr
     assert not list((host / ".git").glob("eco-mem-merge-*"))
 
 
@@ -290,7 +290,7 @@ def test_neither_the_driver_nor_resolve_runs_a_copy_folder_that_is_a_link(host: 
     assert not marker.exists()
     assert_gits_own_conflict(host, merged)
     assert_exit(resolved, 2)
-    assert "run `eco_mem.py track`" in resolved.stderr
+    assert "run `eco_mem.pyz track`" in resolved.stderr
 
 
 def test_a_merge_never_runs_a_copy_in_a_git_dir_inside_the_work_tree(host: Path) -> None:

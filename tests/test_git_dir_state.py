@@ -18,7 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, assert_no_traceback, commit_all, git, run_ops
+from tests.helpers import (
+    MEMORY,
+    SKILL,
+    assert_no_traceback,
+    change_runtime_module,
+    commit_all,
+    git,
+    run_ops,
+    runtime_module,
+)
 from tests.memory_helpers import fact, mem
 
 WORKING = f"{MEMORY}/working"
@@ -147,8 +156,8 @@ def driver_state(repo: Path) -> dict[str, bytes]:
 
 def branch_changing_the_driver(host: Path, module: str, line: str, name: str = "driver") -> None:
     git(host, "checkout", "-q", "-b", name)
-    path = host / SKILL / "scripts/ecomem" / module
-    path.write_text(path.read_text(encoding="utf-8") + line, encoding="utf-8")
+    entry = f"ecomem/{module}"
+    change_runtime_module(host, entry, runtime_module(host, entry) + line)
     commit_all(host, f"change {module}")
     git(host, "checkout", "-q", "main")
 
@@ -219,9 +228,9 @@ def conflict_with_changed_scripts(host: Path, marker: Path, where: Path) -> None
     title = ("--title", "Deploys need two tags")
     assert mem(host, "revise", "deploys-need-a-tag", *title).returncode == 0
     for module in ("git.py", "__init__.py", "cli.py", "boundary.py", "commands/resolve.py"):
-        path = host / SKILL / "scripts/ecomem" / module
+        entry = f"ecomem/{module}"
         line = f"\nopen({str(marker)!r}, 'a').write({module!r} + '\\n')\n"
-        path.write_text(path.read_text(encoding="utf-8") + line, encoding="utf-8")
+        change_runtime_module(host, entry, runtime_module(host, entry) + line)
     commit_all(host, "theirs revises and changes the scripts")
     git(host, "checkout", "-q", "main")
     title = ("--title", "Deploys need a tag, signed")
@@ -234,7 +243,7 @@ def conflict_with_changed_scripts(host: Path, marker: Path, where: Path) -> None
     )
     assert merged.returncode != 0, merged.stdout  # the row changed on both sides
     assert not marker.exists()  # git ran the copy in the git dir
-    assert (where / SKILL / "scripts/ecomem/git.py").read_text().endswith("'git.py' + '\\n')\n")
+    assert runtime_module(where, "ecomem/git.py").endswith("'git.py' + '\\n')\n")
 
 
 @pytest.mark.parametrize("in_worktree", [False, True], ids=["clone", "worktree"])
@@ -246,7 +255,7 @@ def test_resolve_imports_nothing_of_the_work_tree_before_the_copy_runs(
     conflict_with_changed_scripts(host, marker, where)
 
     resolved = subprocess.run(
-        [sys.executable, "-X", "importtime", str(where / SKILL / "scripts/eco_mem.py"), "resolve"],
+        [sys.executable, "-X", "importtime", str(where / SKILL / "scripts/eco_mem.pyz"), "resolve"],
         cwd=where,
         capture_output=True,
         text=True,

@@ -82,7 +82,7 @@ def ours(host: Path) -> list[dict]:
     return [
         group
         for group in session_start_entries(host)
-        if any("eco_mem.py" in hook.get("command", "") for hook in group["hooks"])
+        if any("eco_mem.pyz" in hook.get("command", "") for hook in group["hooks"])
     ]
 
 
@@ -319,7 +319,7 @@ def test_with_no_desk_the_hook_prints_only_the_pointer(host: Path) -> None:
     assert all(result.stdout == out for result in outputs.values())
     (paragraph,) = out.strip().split("\n\n")
     assert paragraph.startswith("eco-mem memory:") and "Desk" not in out
-    assert f"python3 {SKILL}/scripts/eco_mem.py find WORDS" in out
+    assert f"python3 {SKILL}/scripts/eco_mem.pyz find WORDS" in out
     assert f"{MEMORY}/<drawer>/INDEX.md" in out
 
 
@@ -624,7 +624,7 @@ def test_our_command_inside_a_host_group_leaves_the_host_command(ecomem, tmp_pat
         "matcher": "*",
         "hooks": [
             {"type": "command", "command": "echo host"},
-            {"type": "command", "command": "python3 x/eco_mem.py context"},
+            {"type": "command", "command": "python3 x/eco_mem.pyz context"},
         ],
     }
     build_files(tmp_path, {SETTINGS: json.dumps({"hooks": {"SessionStart": [mixed]}})})
@@ -638,14 +638,20 @@ def test_our_command_inside_a_host_group_leaves_the_host_command(ecomem, tmp_pat
 def test_the_digest_loads_neither_argparse_nor_re_nor_pathlib(host: Path) -> None:
     # Start-up is what the digest costs (docs/benchmarks.md); these modules would double it.
     open_desk(host, "Lean", "stay lean", "check the imports", "nothing")
-    script = host / SKILL / "scripts/eco_mem.py"
+    script = host / SKILL / "scripts/eco_mem.pyz"
     command = [sys.executable, "-S", "-X", "importtime", str(script), "context"]
     result = subprocess.run(command, cwd=host, capture_output=True, text=True)
     assert result.returncode == 0 and "Goal: stay lean" in result.stdout
     loaded = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines() if "|" in line}
     assert "ecomem.commands.context" in loaded
-    heavy = {"argparse", "re", "pathlib", "collections", "json", "subprocess", "ecomem.cli"}
+    heavy = {"argparse", "re", "pathlib", "json", "subprocess", "ecomem.cli"}
     assert not heavy & loaded, heavy & loaded
+    # collections too, past what Python's runpy loads to start any zip application
+    # (importlib.util, contextlib) before the runtime's entry runs.
+    runpy = [sys.executable, "-S", "-X", "importtime", "-c", "import runpy, importlib.util"]
+    started = subprocess.run(runpy, capture_output=True, text=True).stderr
+    if "collections" not in {line.rsplit("|", 1)[1].strip() for line in started.splitlines()}:
+        assert "collections" not in loaded
 
 
 def test_lazy_re_passes_the_real_multiline_flag(ecomem) -> None:

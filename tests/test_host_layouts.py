@@ -321,7 +321,7 @@ def test_an_upgrade_where_git_ignores_an_eco_mem_path_is_one_line_naming_track(
     said = upgraded.stdout + upgraded.stderr
     assert upgraded.returncode == 2 and "internal error" not in said, said
     assert_no_traceback(upgraded)
-    assert "python3 .agents/skills/eco-mem/scripts/eco_mem.py track" in said, said
+    assert "python3 .agents/skills/eco-mem/scripts/eco_mem.pyz track" in said, said
 
 
 def test_commands_work_from_a_package_folder(template_repo: Path, tmp_path: Path) -> None:
@@ -330,7 +330,7 @@ def test_commands_work_from_a_package_folder(template_repo: Path, tmp_path: Path
     assert copy_cli(template_repo, host).returncode == 0
     commit_all(host, "install")
     package = host / "packages/ai"
-    script = "../../.agents/skills/eco-mem/scripts/eco_mem.py"
+    script = "../../.agents/skills/eco-mem/scripts/eco_mem.pyz"
     written = subprocess.run(
         [
             *(sys.executable, script, "new", "semantic", "--title", "Staging listens on 6543"),
@@ -363,7 +363,7 @@ def test_a_script_run_from_another_repository_says_which_it_acts_on(
     other = init_repo(tmp_path / "other")
     assert copy_cli(template_repo, host).returncode == 0
     verify = subprocess.run(
-        [sys.executable, str(host / ".agents/skills/eco-mem/scripts/eco_mem.py"), "verify"],
+        [sys.executable, str(host / ".agents/skills/eco-mem/scripts/eco_mem.pyz"), "verify"],
         cwd=other,
         capture_output=True,
         text=True,

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import PROJECT
+
 # Folders of ecomem/, low to high. "" is the ground: the modules at the top of ecomem/
 # (errors, git, paths, safe_open, git_home, ...), one small concern each. cli.py is the
 # roof: the parser over every command, so it stands on a floor of its own.
@@ -73,8 +75,8 @@ def modules(root: Path):
 
 
 @pytest.fixture(scope="module")
-def package(rendered: Path) -> Path:
-    return rendered / ".agents/skills/eco-mem/scripts/ecomem"
+def package() -> Path:
+    return PROJECT / "runtime" / "ecomem"
 
 
 def test_every_folder_of_the_package_stands_on_a_floor(package):

@@ -23,7 +23,7 @@ from tests.memory_helpers import SCRIPT, episode, fact, mem, rows, snapshot, tod
 
 SEMANTIC = f"{MEMORY}/semantic"
 
-# Runs eco_mem.py unchanged, but SIGKILLs it when it is about to perform `event` on a
+# Runs eco_mem.pyz unchanged, but SIGKILLs it when it is about to perform `event` on a
 # path ending in `suffix`: the moment between the entry file's write and the row's.
 # Writes name files inside a folder opened on its own (safe_open), so the path the
 # audit hook sees is often the bare file name.

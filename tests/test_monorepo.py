@@ -1,4 +1,4 @@
-"""Package stores in a monorepo (`eco_mem.py init PATH`): one skill, a store per package,
+"""Package stores in a monorepo (`eco_mem.pyz init PATH`): one skill, a store per package,
 read closest first; whole-repository commands see every store. Real copier, real git."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ WEB_MEMORY = f"{WEB}/{MEMORY}"
 
 
 def mem_in(host: Path, folder: str, *args: str) -> subprocess.CompletedProcess:
-    """Run eco_mem.py with `folder` (repo-relative) as the working folder, as an agent in
+    """Run eco_mem.pyz with `folder` (repo-relative) as the working folder, as an agent in
     that package would."""
     return subprocess.run(
         [sys.executable, str(host / SCRIPT), *args],

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PROJECT, SKILL, assert_exit, assert_no_traceback
+from tests.helpers import PROJECT, assert_exit, assert_no_traceback, host_script
 
 OPS = str(PROJECT / "ops.py")
 
@@ -35,7 +35,7 @@ PYTHON39 = find_python39()
 def test_every_command_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> None:
     host = tmp_path / "host"
     shutil.copytree(rendered, host, symlinks=True)
-    script = str(host / SKILL / "scripts/eco_mem.py")
+    script = str(host_script(host))
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
     def run(*args: str) -> subprocess.CompletedProcess:
@@ -124,7 +124,7 @@ def test_experiment_kit_runs_on_python_3_9(rendered: Path, tmp_path: Path) -> No
         assert planted.returncode == 0, planted.stderr
     clone = tmp_path / "recall"
     verified = subprocess.run(
-        [PYTHON39, str(clone / SKILL / "scripts/eco_mem.py"), "verify"],
+        [PYTHON39, str(host_script(clone)), "verify"],
         cwd=clone, capture_output=True, text=True, env=env,
     )  # fmt: skip
     assert verified.returncode == 0, verified.stderr

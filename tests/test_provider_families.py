@@ -431,7 +431,7 @@ HEAVY_MODULES = {"shutil", "subprocess", "json", "typing", "dataclasses", "base6
 @pytest.mark.parametrize("json_output", [False, True], ids=["text", "json"])
 def test_verify_imports_no_heavy_module(rendered: Path, json_output: bool):
     # -S: without site, every module listed is one verify itself pulled in.
-    script = rendered / SKILL / "scripts/eco_mem.py"
+    script = rendered / SKILL / "scripts/eco_mem.pyz"
     command = [sys.executable, "-S", "-X", "importtime", str(script), "verify", "--root", "."]
     result = subprocess.run(
         command + ["--json"] * json_output, cwd=rendered, capture_output=True, text=True

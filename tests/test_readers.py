@@ -120,7 +120,7 @@ def test_a_package_stores_drawer_linked_out_is_never_read(host: Path, private: P
 
     assert_nothing_of_it(host, ("context",), ("find",), ("find", "--all-stores"))
     here = subprocess.run(
-        ["python3", str(host / SKILL / "scripts/eco_mem.py"), "context"],
+        ["python3", str(host / SKILL / "scripts/eco_mem.pyz"), "context"],
         cwd=host / "packages/web",
         capture_output=True,
         text=True,

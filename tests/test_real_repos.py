@@ -111,7 +111,7 @@ def test_install_and_memory_reach_a_fresh_clone(
 
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(host), str(clone))
-    for path in (f"{skill}/SKILL.md", f"{skill}/scripts/eco_mem.py", ANSWERS, entry):
+    for path in (f"{skill}/SKILL.md", f"{skill}/scripts/eco_mem.pyz", ANSWERS, entry):
         assert (clone / path).is_file(), path
     for drawer in ("working", "semantic", "episodic", "procedural"):
         assert (clone / memory / drawer / "INDEX.md").is_file(), drawer

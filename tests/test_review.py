@@ -1,4 +1,4 @@
-"""`eco_mem.py review`: each finding kind on a real rendered host, its false-positive
+"""`eco_mem.pyz review`: each finding kind on a real rendered host, its false-positive
 guards, the planted store of benchmarks/data, its outputs and its thresholds."""
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def test_markdown_report_is_a_job_summary(planted: Path) -> None:
 
 @pytest.mark.skipif(PYTHON39 is None, reason="no Python 3.9 on this machine")
 def test_review_runs_on_python_3_9(planted: Path) -> None:
-    script = str(planted / SKILL / "scripts/eco_mem.py")
+    script = str(planted / SKILL / "scripts/eco_mem.pyz")
     done = subprocess.run(
         [PYTHON39, script, "review", "--json", "--today", TODAY, *review_planted.ARGS],
         cwd=planted,

@@ -64,7 +64,7 @@ def test_suggest_cites_names_the_one_file_and_writes_nothing(host: Path) -> None
     assert found[mypy]["command"] == "revise mypy-strict --cite 'PATH \"TEXT\"'"
     assert git(host, "status", "--porcelain") == status
     # The suggested command is one verify accepts.
-    script = str(host / SKILL / "scripts/eco_mem.py")
+    script = str(host / SKILL / "scripts/eco_mem.pyz")
     cite = 'pyproject.toml "[tool.ruff]"'
     done = subprocess.run(
         [sys.executable, script, "revise", "ruff-only", "--cite", cite],

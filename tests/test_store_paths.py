@@ -136,9 +136,9 @@ def test_forget_never_deletes_a_file_a_row_names_outside_the_drawer(
 
 def test_forget_injection_never_deletes_a_file_an_episode_row_names(host: Path) -> None:
     assert episode(host, "Flaky test").returncode == 0
-    script = host / ".agents/skills/eco-mem/scripts/eco_mem.py"
+    script = host / ".agents/skills/eco-mem/scripts/eco_mem.pyz"
     before = script.read_bytes()
-    row = "| e2 | x | y | ../../skills/eco-mem/scripts/eco_mem.py |"
+    row = "| e2 | x | y | ../../skills/eco-mem/scripts/eco_mem.pyz |"
     _crafted_row(host, "episodic", row)
     result = mem(host, "forget", "--drawer", "episodic", "e2", "--reason", "injection")
     assert result.returncode == 1, (result.stdout, result.stderr)

@@ -174,7 +174,7 @@ def test_fresh_clone_without_the_driver_merges_as_git_and_resolve_finishes(
     # tree's (which a stopped merge has filled with the incoming branch's): a fresh clone
     # has none, and is told to run `track`, which writes it, from its own branch.
     refused = mem(fresh, "resolve")
-    assert refused.returncode == 2 and "`eco_mem.py track`" in refused.stderr
+    assert refused.returncode == 2 and "`eco_mem.pyz track`" in refused.stderr
     assert "merged" not in ok(mem(fresh, "track")).stdout and not git(fresh, "status", "-s")
     # Without the driver in its config (a tool that ignores drivers, GitHub's merge
     # button) the attribute names a driver this clone does not define: git's text merge
@@ -355,7 +355,7 @@ DRIVER_END = (
     ' case "$r/" in "$w/.git/"*) ;; "/" | "$w/"*) r= ;; esac;'
     ' if [ -n "$r" ]; then python3 -I -S "$r/driver.py" %O %A %B %P "$t"; s=$?;'
     ' else s=1; echo "eco-mem: $c is missing, a link, or in the work tree:'
-    ' this catalog merges as text; run eco_mem.py verify" >&2; fi;'
+    ' this catalog merges as text; run eco_mem.pyz verify" >&2; fi;'
     ' if [ ! -e "$t" ]; then [ $s = 0 ]; exit; fi;'
     ' if [ $m -lt 128 ]; then mv -f "$t" %A; fi; rm -f "$t" %A.eco-mem-rows; exit 1'
 )

@@ -1,4 +1,4 @@
-"""`eco_mem.py uninstall` gives a host back its own bytes.
+"""`eco_mem.pyz uninstall` gives a host back its own bytes.
 
 A repository shaped like a real one (its own AGENTS.md, CLAUDE.md, a .gitignore whose
 rules hide the install and re-include a path, .gitattributes, .claude/settings.json, a
@@ -269,6 +269,6 @@ def test_the_hosts_old_command_names_its_replacement_and_writes_nothing(
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert result.stdout == ""
         assert result.stderr.count("\n") == 1 and replacement in result.stderr, result.stderr
-        assert result.stderr.startswith(f"eco_mem.py {command}: ")
+        assert result.stderr.startswith(f"eco_mem.pyz {command}: ")
     assert work_tree_bytes(host) == before
     assert git(host, "status", "--porcelain") == ""

@@ -8,12 +8,14 @@ and lives with it (facts, episodes, edits), commits, then updates to v2.0.0
 from __future__ import annotations
 
 import os
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import (
     ANSWERS,
+    HOST_RUNTIME,
     MEMORY,
     RUNTIME_CONTRACTS,
     RUNTIME_PROTOCOL,
@@ -43,7 +45,7 @@ def release_v2(repo: Path) -> None:
     replace_in(repo / RUNTIME_PROTOCOL, '"desk_lines": 80', '"desk_lines": 60')
     (repo / SKILL_SRC / "references/faq.md").write_text("# FAQ\n\nNew in v2.\n")
     replace_in(
-        repo / SKILL_SRC / "scripts/ecomem/hostfiles/blocks.py",
+        repo / "runtime/ecomem/hostfiles/blocks.py",
         "## Agent memory (eco-mem)",
         "## Memory for agents (eco-mem)",
     )
@@ -193,7 +195,8 @@ def test_a_cap_change_reaches_skill_contract_and_script(template: Path, dst: Pat
 
     assert "desks of 60 lines" in (dst / SKILL / "SKILL.md").read_text()
     assert "at most 60 lines" in (dst / MEMORY / "working/INDEX.md").read_text()
-    assert '"desk_lines": 60' in (dst / SKILL / "scripts/ecomem/protocol.py").read_text()
+    runtime = zipfile.ZipFile(dst / SKILL / "scripts" / HOST_RUNTIME)  # rebuilt by the release
+    assert b'"desk_lines": 60' in runtime.read("ecomem/protocol.py")
 
 
 def test_a_file_new_in_the_skill_appears(template: Path, dst: Path) -> None:

@@ -3,7 +3,7 @@
 v0.4.1 (commit 0a7d387, from this repository's history, tagged in a scratch template
 repo) rendered its answers into the scripts and shipped the install, upgrade and
 experiment code to every host. This working tree, tagged v0.5.0, keeps only what runs
-in a host. One `copier update`, or the v0.4.1 host's own `eco_mem.py upgrade`, must
+in a host. One `copier update`, or the v0.4.1 host's own `eco_mem.pyz upgrade`, must
 leave exactly a fresh v0.5.0 install's skill folder, every memory byte where it was,
 and the removed code listed once in the diff.
 """
@@ -24,6 +24,7 @@ from tests.helpers import (
     copy_template,
     git,
     init_repo,
+    run_ops,
     run_script,
     snapshot_template,
     template_from_history,
@@ -64,7 +65,10 @@ def memory_bytes(host: Path) -> dict[str, bytes]:
     """Every memory file's bytes; of an INDEX, its catalog (the contract above it is the
     release's text, and a release may reword it)."""
     found = {}
+    # The drawers' files; the tool settings at the memory root are the release's text.
     for name in files_under(host, MEMORY):
+        if "/" not in name[len(MEMORY) + 1 :]:
+            continue
         data = (host / name).read_bytes()
         found[name] = data.partition(b"\n## Catalog\n")[2] if name.endswith("INDEX.md") else data
     return found
@@ -113,3 +117,38 @@ def test_the_v041_hosts_own_upgrade_moves_it_too(
     assert result.returncode == 0, result.stdout + result.stderr
     assert_no_traceback(result)
     assert_moved(dst, fresh, memory)
+
+
+def test_what_host_tools_left_in_the_old_scripts_breaks_neither_upgrade_nor_verify(
+    template: Path, dst: Path
+) -> None:
+    """A user's `ruff check .` wrote `.ruff_cache/` into the old scripts folder, and a
+    Python without the cache prefix wrote `__pycache__/`: untracked, Copier leaves them
+    where the source was. The upgrade and verify must not trip on them, and no Python
+    source of ours stays in the skill."""
+    memory = install_v041_with_memory(template, dst)
+    scripts = dst / SKILL / "scripts"
+    # As ruff writes its cache (ignored by its own .gitignore), and as a Python host
+    # ignores bytecode.
+    with (dst / ".gitignore").open("a", encoding="utf-8") as ignore:
+        ignore.write("__pycache__/\n")
+    commit_all(dst, "the host ignores bytecode")
+    ruff_cache = {
+        "CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n",
+        ".gitignore": "# Automatically created by ruff.\n*\n",
+        "0.9.0/123": "x",
+    }
+    build_files(dst, {f"{SKILL}/scripts/.ruff_cache/{k}": v for k, v in ruff_cache.items()})
+    (scripts / "ecomem" / "__pycache__").mkdir(exist_ok=True)
+    (scripts / "ecomem" / "__pycache__" / "cli.cpython-311.pyc").write_bytes(b"\0\0")
+    assert git(dst, "status", "--porcelain") == ""
+
+    result = run_ops(dst, "upgrade", "--template", str(template), "--vcs-ref", "v0.5.0")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_no_traceback(result)
+    assert not [path for path in (dst / SKILL).rglob("*.py")]
+    after = memory_bytes(dst)
+    assert {name: after.get(name) for name in memory} == memory
+    verify = run_script(dst, "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr

@@ -6,7 +6,8 @@ in a scratch template repo; this working tree is v2.0.0. After the update the
 skill folder holds exactly what a fresh v2 install holds: no stale flat module
 left behind (`ecomem/store.py` next to `ecomem/store/` would be one), none
 missing. Both update paths are driven: plain `copier update` and the host's
-own `eco_mem.py upgrade`.
+own upgrade (`ops.py upgrade`). The source-tree scripts leave: the v2 skill
+holds one runtime file.
 """
 
 from __future__ import annotations
@@ -96,13 +97,13 @@ def test_the_operators_upgrade_command_leaves_exactly_the_new_file_set(
 TEAM_LINE = "# Team patch: log every verify run to our dashboard."
 
 
-def test_a_team_edit_survives_where_its_module_stays_and_is_dropped_where_it_moved(
+def test_a_team_edit_to_the_old_source_leaves_with_it(
     template: Path, dst: Path, fresh: set[str]
 ) -> None:
-    # What Copier does, pinned: it merges a team's edit into a file the new release
-    # still renders at the same path (lazy_re.py), but a file the new release no
-    # longer renders is deleted with the team's edit in it (the flat verify.py moved
-    # to commands/verify.py). No conflict, exit 0: the loss shows only in `git diff`.
+    # What Copier does, pinned: a file the new release no longer renders is deleted
+    # with the team's edit in it. Every module of the source-tree layout leaves (the
+    # runtime is one file now), so a team patch goes too. No conflict, exit 0: the
+    # loss shows only in `git diff`.
     install_v1(template, dst)
     for name in ("verify.py", "lazy_re.py"):
         path = dst / PACKAGE / name
@@ -115,9 +116,7 @@ def test_a_team_edit_survives_where_its_module_stays_and_is_dropped_where_it_mov
     assert result.returncode == 0, result.stdout + result.stderr
     assert_no_traceback(result)
     assert skill_files(dst) == fresh
-    assert (dst / PACKAGE / "lazy_re.py").read_text(encoding="utf-8").endswith(TEAM_LINE + "\n")
-    moved = dst / PACKAGE / "commands/verify.py"
-    assert TEAM_LINE not in moved.read_text(encoding="utf-8")
-    assert f"-{TEAM_LINE}" in git(dst, "diff", "HEAD", "--", f"{PACKAGE}/verify.py")
+    assert not (dst / PACKAGE).exists()
+    assert f"-{TEAM_LINE}" in git(dst, "diff", "HEAD", "--", f"{PACKAGE}/lazy_re.py")
     status = git(dst, "status", "--porcelain", "--untracked-files=all")
     assert ".rej" not in status and not [line for line in status.splitlines() if line[:2] == "UU"]

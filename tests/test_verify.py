@@ -1,4 +1,4 @@
-"""`eco_mem.py verify`, run the way a user runs it: a real render in a real git
+"""`eco_mem.pyz verify`, run the way a user runs it: a real render in a real git
 repository, the script in a subprocess, findings read from its `--json` report.
 
 Stores live in tests/fixtures/stores/ (its README explains the layout): each
@@ -77,7 +77,7 @@ class Report:
 
 def verify(host: Path, *flags: str, timeout: float = 60) -> Report:
     """`verify --json --today TODAY`, with a timeout so a blocking read fails the test."""
-    script = host / SKILL / "scripts/eco_mem.py"
+    script = host / SKILL / "scripts/eco_mem.pyz"
     command = [sys.executable, str(script), "verify", "--json", "--today", TODAY, *flags]
     result = subprocess.run(command, cwd=host, capture_output=True, text=True, timeout=timeout)
     assert result.returncode in (0, 1), result.stderr
@@ -710,10 +710,10 @@ def test_usage_errors_exit_2_without_a_report(host: Path, flags: list, says: str
 
 
 def test_a_reader_that_left_gets_exit_2_and_no_traceback(host: Path) -> None:
-    # `eco_mem.py verify --json | head -0`: the pipe's reader is gone before the report.
+    # `eco_mem.pyz verify --json | head -0`: the pipe's reader is gone before the report.
     reader, writer = os.pipe()
     os.close(reader)
-    script = host / SKILL / "scripts/eco_mem.py"
+    script = host / SKILL / "scripts/eco_mem.pyz"
     try:
         result = subprocess.run(
             [sys.executable, str(script), "verify", "--json"],
@@ -770,7 +770,7 @@ def test_root_at_a_folder_without_an_install_is_one_line_and_exit_2(
 
     assert result.returncode == 2
     assert result.stderr == (
-        f"eco_mem.py verify: no {ANSWERS} at {tmp_path}: eco-mem is not installed there"
+        f"eco_mem.pyz verify: no {ANSWERS} at {tmp_path}: eco-mem is not installed there"
         " (--root names the repository)\n"
     )
 
@@ -858,7 +858,7 @@ RULE_ID = re.compile(
 
 
 def test_every_rule_the_verify_modules_can_report_has_a_test() -> None:
-    modules = PROJECT / "template/{{skill_path}}/eco-mem/scripts/ecomem"
+    modules = PROJECT / "runtime/ecomem"
     source = "".join(path.read_text(encoding="utf-8") for path in sorted(modules.rglob("*.py")))
     rules = set(RULE_ID.findall(source))
 

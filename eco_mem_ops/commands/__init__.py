@@ -17,7 +17,11 @@ TABLE = {
     "uninstall": "eco_mem_ops.commands.uninstall",
     # Measuring it against an agent (docs/experiments.md).
     "experiment": "eco_mem_ops.commands.experiment",
+    # Building the release's runtime file from this checkout (no host involved).
+    "build-runtime": "eco_mem_ops.commands.build_runtime",
 }
+# The commands that act on this checkout alone: no host answers to load first.
+HOSTLESS = frozenset({"build-runtime"})
 
 
 def load(name: str):

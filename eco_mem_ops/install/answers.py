@@ -14,6 +14,18 @@ from ecomem.path_rule import is_git_dir, path_rule_problem
 # so a hand-edited answers file is refused before Copier or a command uses the path.
 PATH_ANSWERS = ("skill_path", "memory_path")
 
+# The questions copier.yml asks (the rest it computes from them): all an answers file
+# may pass back to Copier as `--data`. tests/test_fleet_answers.py holds it to copier.yml.
+QUESTIONS = (
+    "skill_path",
+    "memory_path",
+    "claude_code",
+    "ci",
+    "ci_strict",
+    "desks_travel",
+    "review_thresholds",
+)
+
 
 def answers_path(root: Path) -> Path:
     return root / protocol.ANSWERS_FILE

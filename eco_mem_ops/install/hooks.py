@@ -2,7 +2,7 @@
 
 Claude Code runs the command of each SessionStart hook whose matcher fits how the session
 began (startup, resume, clear, compact) and adds what it prints to the agent's context.
-Ours prints `eco_mem.py context`, so an open desk is back in context after a compaction
+Ours prints `eco_mem.pyz context`, so an open desk is back in context after a compaction
 without the agent having to remember to read it. docs/harnesses.md has the format and
 the documentation it follows.
 
@@ -55,7 +55,7 @@ def hook_command(skill_dir: str = protocol.SKILL_DIR) -> str:
 
     # path_rule.py's charset already makes the path shell-safe; the quote keeps it so
     # should a caller ever pass a folder that rule has not judged.
-    script = posixpath.join(skill_dir, "scripts", "eco_mem.py")
+    script = posixpath.join(skill_dir, "scripts", "eco_mem.pyz")
     message = shlex.quote(
         f"eco-mem: no session digest in this clone yet: run `python3 {script} track` once"
         " (it copies the digest code into .git, where no branch can change it)"
@@ -75,7 +75,7 @@ def hook_command(skill_dir: str = protocol.SKILL_DIR) -> str:
 
 def is_ours(hook: object) -> bool:
     """An entry eco-mem wrote: the git-dir copy's digest, or an older command running the
-    work tree's eco_mem.py `context` (at any skill path), which track then replaces."""
+    work tree's eco_mem.py(z) `context` (at any skill path), which track then replaces."""
     command = hook.get("command") if isinstance(hook, dict) else None
     if not isinstance(command, str):
         return False

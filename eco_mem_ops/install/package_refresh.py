@@ -1,7 +1,7 @@
 """Package stores brought current on every update (`ops.py blocks`): each store's INDEX
 contracts rewritten above their catalogs, rows byte for byte, and its AGENTS.md block.
 
-The operator's alone: a host writes a package store once, with `eco_mem.py init`
+The operator's alone: a host writes a package store once, with `eco_mem.pyz init`
 (ecomem/hostfiles/packages.py); only a release changes the contracts afterwards.
 """
 

@@ -1,9 +1,9 @@
 """The host's pre-commit exclude: one marked block in .pre-commit-config.yaml.
 
-Some hooks read no folder settings (flake8-dunder-all's `ensure-dunder-all` adds
-`__all__` to every module it is given; typos run with `--config` rewrites words in
-code). Only pre-commit's top-level `exclude` keeps them out of the skill and the
-memory, so `blocks` (install, every update, the fleet) appends one in an eco-mem
+Some hooks read no folder settings (end-of-file-fixer and trailing-whitespace
+rewrite the catalogs' Markdown; check-added-large-files, at its default 500 KB, refuses
+the runtime file, `scripts/eco_mem.pyz`). Only pre-commit's top-level `exclude` keeps
+them out of the skill and the memory, so `blocks` (install, every update, the fleet) appends one in an eco-mem
 block, and uninstall takes it out (install/uninstall.py).
 
 Written only where it cannot change what the host meant: a config file that already

@@ -29,6 +29,7 @@ from ecomem.paths import inside
 from ecomem.store.load import ROOT_FILES, WORKING_LOCK
 
 from . import hooks, precommit
+from .driver_removal import remove_driver
 
 
 class Change(namedtuple("Change", "step action path note apply")):
@@ -253,11 +254,7 @@ def merge_driver(root: Path, options) -> list[Change]:
         return []
     common = git_dirs(root)[1]
     where = f'[merge "{driver.DRIVER}"] and its copy in {_shown_config(root, common)}'
-    return [
-        Change(
-            "merge driver", "config", where, "this clone only", lambda: driver.remove_driver(root)
-        )
-    ]
+    return [Change("merge driver", "config", where, "this clone only", lambda: remove_driver(root))]
 
 
 def _shown_config(root: Path, config: Path) -> str:
@@ -316,7 +313,7 @@ def _empty_object(data: bytes) -> bool:
 def workflow(root: Path, options) -> list[Change]:
     """The CI workflows the `ci` question renders (verify on push, review weekly), each
     only while it still runs our script: a host file under our name stays."""
-    script = f"{protocol.SKILL_DIR}/scripts/eco_mem.py"
+    script = f"{protocol.SKILL_DIR}/scripts/eco_mem.pyz"
     changes = []
     for name, note in (
         (track.WORKFLOW, "runs eco-mem verify"),

@@ -35,7 +35,7 @@ from ecomem.safe_open import make_folders, replace, write_text
 from ecomem.store.load import INDEX
 
 from . import template_source
-from .answers import read_answers, read_text, refuse_folders_out_of_place
+from .answers import QUESTIONS, read_answers, read_text, refuse_folders_out_of_place
 from .copier_run import released, run_copier
 from .copier_setup import copier_command, install_hint, missing_extension, template_venv_bin
 from .releases import Releases, answers_pinned, release_of
@@ -97,7 +97,7 @@ def restore_missing_indexes(
     if not memory.is_dir() or not missing:
         return []
     # The questions only: Copier would take a computed value given as data as it is.
-    asked = [(key, value) for key, value in answers.items() if key in protocol.QUESTIONS]
+    asked = [(key, value) for key, value in answers.items() if key in QUESTIONS]
     data = [f"--data={key}={value}" for key, value in asked]
     source = answers.get("_src_path", "")
     installed = release_of(releases, answers.get("_commit", ""), "_commit", source)
