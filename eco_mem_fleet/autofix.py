@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from all_repos import autofix_lib, git, mapper
+from all_repos.config import load_config
 
 from eco_mem_fleet import host_checks, token_free
 from eco_mem_fleet.report import (
@@ -299,6 +300,38 @@ def refresh(path: str) -> str:
     return ""
 
 
+def _remotes(config_filename: str) -> dict[str, str]:
+    """Each local clone's origin URL, by its name: read before the checks phase, whose
+    hooks can rewrite a clone's configuration."""
+    try:
+        config = load_config(config_filename)
+        cloned = config.get_cloned_repos()
+    except Exception:
+        return {}  # the push phase reports a missing or broken config itself
+    found = {}
+    for name in cloned:
+        path = os.path.join(config.output_dir, name)
+        if _has_commit(path):
+            with contextlib.suppress(subprocess.CalledProcessError):
+                found[name] = git.remote(path)
+    return found
+
+
+def fresh_clone(path: str, url: str | None, folder: str, name: str) -> tuple[str, str]:
+    """A clone of the local clone at `path` in `folder`, with origin `url`: a .git/config
+    of its own, written after the checks phase, so none of a hook's settings are in it.
+    Returns its path and why it could not be made, or ""."""
+    target = os.path.join(folder, "clones", name)
+    if url is None:
+        return path, "its origin could not be read before the host checks; nothing done"
+    made = _git("clone", "--quiet", path, target, check=False)
+    if made.returncode != 0:
+        said = git_said(made.stderr, "git clone failed")
+        return path, f"its clone could not be copied for the push ({said}); nothing done"
+    _git("-C", target, "remote", "set-url", "origin", url)
+    return target, ""
+
+
 # Where the local clone keeps the origin's other branches (refs outside refs/heads and
 # refs/remotes, so all-repos and the team's tools never see them as branches).
 KEPT_BRANCHES = "refs/eco-mem-fleet/heads"
@@ -396,8 +429,14 @@ def run(
     """
     phase = getattr(args, "host_checks_phase", None)
     checks_log = None
+    taken: dict[str, str] = {}
+    fresh = None  # with --host-checks, where the push phase makes clones of its own
+    remotes: dict[str, str] = {}
     if getattr(args, "host_checks", False) and not phase:
-        # The repositories' own code runs in a phase of its own, token-free, first.
+        # The repositories' own code runs in a phase of its own, token-free, first. What
+        # the push phase takes from files a hook could write is read before it starts.
+        global_config = token_free.global_git_config()
+        remotes = _remotes(args.config_filename)
         checks_log = _new_log(f"{action}-checks")
         # Removed when this run returns and the object goes (TemporaryDirectory's finalizer).
         verdicts = tempfile.TemporaryDirectory(prefix="eco-mem-fleet-verdicts.")
@@ -406,7 +445,7 @@ def run(
         pinned = ["--vcs-ref", str(ref)] if ref else []
         with open(checks_log, "a", encoding="utf-8") as output:
             try:
-                token_free.run_checks_phase(
+                taken = token_free.run_checks_phase(
                     f"eco_mem_fleet.{action}",
                     [*argv, *pinned],
                     args.config_filename,
@@ -417,7 +456,10 @@ def run(
                 print(f"{action}: {error}", file=sys.stderr)
                 return 2
         options = {**options, "checked": checked}
-        os.environ.update(token_free.hookless_git(checked))
+        token_free.give_back(taken)
+        # Made only now, when no process of the checks phase is left to write into it.
+        fresh = tempfile.TemporaryDirectory(prefix="eco-mem-fleet-push.")
+        os.environ.update(token_free.hookless_git(fresh.name, global_config))
     skipped: list[Outcome] = []
     names: dict[str, str] = {}
 
@@ -431,8 +473,11 @@ def run(
         chosen = []
         for name in cloned:
             path = os.path.join(config.output_dir, name)
+            stale = ""
+            if fresh is not None and _has_commit(path):
+                path, stale = fresh_clone(path, remotes.get(name), fresh.name, name)
             names[path] = name
-            stale = refresh(path) if _has_commit(path) else ""
+            stale = stale or (refresh(path) if _has_commit(path) else "")
             if stale:
                 target = str(options.get("ref") or "?")
                 skipped.append(Outcome(name, action, after=target, result="failed", message=stale))
@@ -447,6 +492,7 @@ def run(
     repos, config, commit, settings = autofix_lib.from_cli(
         args, find_repos=find_repos, msg="", branch_name=branch_name
     )
+    config = config._replace(push_settings=token_free.key_in_settings(config.push_settings, taken))
     found = list(repos)
     repos = found[: settings.limit]
     # A canary wave: the rest are not rows (they were not looked at), only counted.

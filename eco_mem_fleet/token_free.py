@@ -10,9 +10,13 @@ enough. So with --host-checks install and upgrade run in two phases:
    verdict and pushes nothing: nothing in its process tree ever held the token.
 2. once that child has exited and every process it left behind has been killed
    (`reap_leftovers`: this process is the reaper of its orphans, so a hook's daemon
-   that detached comes back here), the credentials are given back and the push phase
-   runs: the program as without --host-checks, which runs no repository code, reads
-   the recorded verdicts (autofix.py) and runs git with no hooks (`hookless_git`).
+   that detached comes back here), the push phase runs: the program as without
+   --host-checks, which runs no repository code and reads the recorded verdicts
+   (autofix.py). The key never goes back into its environment: all-repos gets it
+   in-process (`key_in_settings`), so no program it starts (git) holds it. It works in
+   fresh clones of its own, and its git reads the global configuration as it was
+   before the checks phase and runs no hooks (`hookless_git`): a hook can write git
+   configuration that would make git start a program of its choosing.
 
 status, which needs no credential, drops them for good (`drop_credentials`). Each
 also makes itself non-dumpable (`guard`): a non-root process of the same user can
@@ -163,15 +167,14 @@ def reap_leftovers() -> int:
 
 def run_checks_phase(
     module: str, argv: Sequence[str], config_file: str, folder: str, output: TextIO | None
-) -> int:
+) -> dict[str, str]:
     """Run `python -m MODULE ARGV` as the checks phase, recording into `folder`, its
     output to `output` (None: this process's); wait for it and kill what it left behind.
-    Returns its exit code."""
+    Returns the credentials taken for it: none of them goes back into this process's
+    environment, which every program the push phase starts inherits (`give_back`)."""
     taken = drop_credentials(config_file)
-    try:
-        return _checks_phase(module, argv, folder, output)
-    finally:
-        os.environ.update(taken)  # for the push phase, which starts after it
+    _checks_phase(module, argv, folder, output)
+    return taken
 
 
 def drop_credentials(config_file: str) -> dict[str, str]:
@@ -243,14 +246,61 @@ def recorded_verdict(folder: str, repo: str, tree: str, base: str) -> tuple[str,
     return "", str(verdict.get("note", "")), str(verdict.get("checks", ""))
 
 
-def hookless_git(folder: str) -> dict[str, str]:
-    """Configuration, given in the environment (it outranks every file), that keeps the
-    push phase's git from running hooks or a file-system monitor: a hook of the checks
-    phase may have written either into a file git reads (SECURITY.md says what else)."""
+# Of the credential variables taken for the checks phase, those the push phase's git
+# may see again: configuration the operator gives git in the environment, and the
+# programs git asks for a password. A value (a token) stays out of every child.
+GIVEN_BACK = re.compile(r"^GIT_CONFIG_(PARAMETERS|COUNT|KEY_|VALUE_)|ASKPASS$")
+
+
+def give_back(taken: dict[str, str]) -> None:
+    """Put back into this process's environment the taken variables that are not a
+    credential's value (GIVEN_BACK); the key reaches all-repos in-process (`key_in_settings`)."""
+    os.environ.update({name: value for name, value in taken.items() if GIVEN_BACK.search(name)})
+
+
+def key_in_settings(settings, taken: dict[str, str]):
+    """all-repos push `settings` holding the key itself instead of the name of the
+    variable all-repos would read it from at push time: the push module reads it in this
+    process, and no program started here has it in its environment."""
+    name = getattr(settings, "api_key_env", None)
+    if not name or name not in taken or not hasattr(settings, "_replace"):
+        return settings  # all-repos says what is missing when it pushes
+    return settings._replace(api_key=taken[name], api_key_env=None)
+
+
+def global_git_config() -> bytes:
+    """The bytes of the operator's global git configuration, as git reads it (the XDG
+    file, then ~/.gitconfig, or the file GIT_CONFIG_GLOBAL names), read before the checks
+    phase: a hook can write those files, so the push phase's git reads this copy."""
+    named = os.environ.get("GIT_CONFIG_GLOBAL")
+    if named is not None:
+        files = [named]
+    else:
+        home = os.path.expanduser("~")
+        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        files = [os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig")]
+    read = []
+    for name in files:
+        with contextlib.suppress(OSError):
+            read.append(Path(name).read_bytes())
+    return b"\n".join(read)
+
+
+def hookless_git(folder: str, global_config: bytes) -> dict[str, str]:
+    """The push phase's git environment, in a `folder` made after the checks phase
+    ended: the global configuration read before it (`global_git_config`), and settings
+    given in the environment (they outrank every file) that keep git from running hooks
+    or a file-system monitor, after any the operator gave there."""
     empty = Path(folder) / "no-hooks"
-    empty.mkdir(exist_ok=True)
+    empty.mkdir()
+    copy = Path(folder) / "gitconfig"
+    copy.write_bytes(global_config)
     settings = {"core.hooksPath": str(empty), "core.fsmonitor": "false"}
-    env = {"GIT_CONFIG_COUNT": str(len(settings))}
-    for index, (key, value) in enumerate(settings.items()):
+    try:
+        given = int(os.environ.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        given = 0  # git refuses such a count itself
+    env = {"GIT_CONFIG_GLOBAL": str(copy), "GIT_CONFIG_COUNT": str(given + len(settings))}
+    for index, (key, value) in enumerate(settings.items(), start=given):
         env[f"GIT_CONFIG_KEY_{index}"], env[f"GIT_CONFIG_VALUE_{index}"] = key, value
     return env
