@@ -75,13 +75,13 @@ if os.fork() == 0:
 """
 
 
-def hunting_fleet(root: Path) -> tuple[dict[str, Path], Path, dict[str, Path]]:
-    files = {name: root / name for name in ("loot", "read", "stop", "pid")}
-    args = " ".join(str(files[name]) for name in ("loot", "read", "stop", "pid"))
+def hooked_fleet(root: Path, script: str, args: str) -> tuple[dict[str, Path], Path]:
+    """One repository whose pre-commit hook is `python3 tools/lint.py ARGS`, SCRIPT its
+    code; its origin, and the all-repos config with the repository cloned."""
 
     def seed(work: Path) -> None:
         (work / "tools").mkdir()
-        (work / "tools/lint.py").write_text(HUNTER, encoding="utf-8")
+        (work / "tools/lint.py").write_text(script, encoding="utf-8")
         (work / ".pre-commit-config.yaml").write_text(
             "repos:\n  - repo: local\n    hooks:\n      - id: house-lint\n"
             f"        name: house lint\n        entry: python3 tools/lint.py {args}\n"
@@ -92,6 +92,13 @@ def hunting_fleet(root: Path) -> tuple[dict[str, Path], Path, dict[str, Path]]:
     origins = {"svc": make_origin(root, "svc", seed)}
     config = write_config(root, {name: str(origin) for name, origin in origins.items()})
     clone_all(config)
+    return origins, config
+
+
+def hunting_fleet(root: Path) -> tuple[dict[str, Path], Path, dict[str, Path]]:
+    files = {name: root / name for name in ("loot", "read", "stop", "pid")}
+    args = " ".join(str(files[name]) for name in ("loot", "read", "stop", "pid"))
+    origins, config = hooked_fleet(root, HUNTER, args)
     return origins, config, files
 
 
@@ -114,8 +121,12 @@ def stolen(files: dict[str, Path]) -> list[str]:
     return [line for line in loot if TOKEN in line or line.startswith("own env:")]
 
 
-def fleet(program: str, root: Path, config: Path, template: Path, *args: str):
+def fleet(
+    program: str, root: Path, config: Path, template: Path, *args: str, home: Path | None = None
+):
     env = {"PRE_COMMIT_HOME": str(root / "pre-commit-cache"), "GITHUB_TOKEN": TOKEN}
+    if home is not None:
+        env = {**env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
     return run_module(
         f"eco_mem_fleet.{program}",
         *("-C", str(config), "--template", str(template), "--host-checks", *args),
@@ -173,3 +184,84 @@ def test_same_user_isolation_refuses_a_key_written_into_the_config(
         assert "api_key_env" in done.stderr
     assert not files["read"].exists(), "a hook ran"
     assert heads(origins) == before
+
+
+# Writes git configuration that makes git run a program of its choosing (the ext::
+# transport, for the origin's URL) everywhere a hook can: its own clone's .git/config,
+# the global configuration of the HOME it is given, the fleet's local clone LOCAL and
+# the operator's own ~/.gitconfig OPERATOR, by path (a hook finds both: the config
+# file and /etc/passwd). The program appends its environment to LEAK.
+CONFIGURER = r"""
+import subprocess, sys
+
+LEAK, LOCAL, OPERATOR = sys.argv[1:4]
+url = subprocess.run(
+    ["git", "config", "remote.origin.url"], capture_output=True, text=True
+).stdout.strip()
+rewrite = f"url.ext::sh -c env>>{LEAK};exit% 1.insteadOf"
+for where in ([], ["--global"], ["--file", f"{LOCAL}/.git/config"], ["--file", OPERATOR]):
+    subprocess.run(["git", "config", *where, "protocol.ext.allow", "always"], check=True)
+    subprocess.run(["git", "config", *where, rewrite, url], check=True)
+"""
+# An origin's pre-receive hook (the operator's side, trusted): appends the environment
+# of itself and of every process above it that it can read, one line each, to RECORD.
+RECORDER = """#!/usr/bin/env python3
+import os
+
+with open(RECORD, "a") as record:
+    pid = os.getpid()
+    while pid > 1:
+        try:
+            record.write(repr(open(f"/proc/{pid}/environ", "rb").read()) + "\\n")
+        except OSError:
+            pass  # not readable: the fleet itself, non-dumpable
+        pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+"""
+
+
+def operator_home(root: Path) -> Path:
+    home = root / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = dev\n\temail = dev@x.invalid\n", encoding="utf-8"
+    )
+    return home
+
+
+def test_hook_written_git_config_the_push_phase_git_obeys_none_of_it(
+    template: Path, tmp_path: Path
+) -> None:
+    home = operator_home(tmp_path)
+    leak = tmp_path / "leak"
+    local = tmp_path / "clones" / "svc"
+    args = f"{leak} {local} {home / '.gitconfig'}"
+    origins, config = hooked_fleet(tmp_path, CONFIGURER, args)
+    before = heads(origins)
+    done = fleet("install", tmp_path, config, template, home=home)
+    output = done.stdout + done.stderr
+    # The hook ran and wrote its settings into the clone and the operator's file.
+    assert "ext::" in (local / ".git/config").read_text(encoding="utf-8"), output
+    assert "ext::" in (home / ".gitconfig").read_text(encoding="utf-8"), output
+    assert not leak.exists(), "the push phase's git ran the hook's program"
+    assert done.returncode == 0, output
+    assert heads(origins) != before, "the install was not pushed"
+
+
+def test_no_process_the_push_phase_starts_has_the_token_in_its_environment(
+    template: Path, tmp_path: Path
+) -> None:
+    origins, config, files = hunting_fleet(tmp_path)
+    record = tmp_path / "record"
+    hook = origins["svc"] / "hooks" / "pre-receive"
+    hook.write_text(RECORDER.replace("RECORD", repr(str(record)), 1), encoding="utf-8")
+    hook.chmod(0o755)
+    before = heads(origins)
+    done = fleet("install", tmp_path, config, template)
+    stop_daemon(files)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert heads(origins) != before, "the install was not pushed"
+    environments = record.read_text(encoding="utf-8").splitlines()
+    # Itself, the receive-pack above it and the push's git, at least.
+    assert len(environments) >= 3, output
+    assert not [line for line in environments if TOKEN in line]
