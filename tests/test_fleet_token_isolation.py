@@ -14,10 +14,12 @@ import json
 import os
 import secrets
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from eco_mem_fleet import token_free
 from tests.fleet import clone_all, heads, make_origin, run_module, two_releases, write_config
 
 # Its own value per run: the hunter reads every process on the machine, and a test
@@ -265,3 +267,20 @@ def test_no_process_the_push_phase_starts_has_the_token_in_its_environment(
     # Itself, the receive-pack above it and the push's git, at least.
     assert len(environments) >= 3, output
     assert not [line for line in environments if TOKEN in line]
+
+
+def test_push_phase_git_settings_keep_the_ones_the_operator_gave_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "http.proxy")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "http://proxy.invalid:3128")
+    env = {**os.environ, **token_free.hookless_git(str(tmp_path), b"[x]\n\ty = global\n")}
+
+    def setting(key: str) -> str:
+        read = subprocess.run(["git", "config", key], env=env, capture_output=True, text=True)
+        return read.stdout.strip()
+
+    assert setting("http.proxy") == "http://proxy.invalid:3128"
+    assert setting("core.hooksPath") == str(tmp_path / "no-hooks")
+    assert setting("x.y") == "global"
