@@ -284,3 +284,17 @@ def test_push_phase_git_settings_keep_the_ones_the_operator_gave_in_the_environm
     assert setting("http.proxy") == "http://proxy.invalid:3128"
     assert setting("core.hooksPath") == str(tmp_path / "no-hooks")
     assert setting("x.y") == "global"
+
+
+def test_no_process_the_push_phase_starts_has_the_token_all_repos_reads_it_in_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from all_repos.push.github_pull_request import Settings
+    from all_repos.util import load_api_key
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    settings = Settings(username="bot", api_key_env="GITHUB_TOKEN")
+    held = token_free.key_in_settings(settings, {"GITHUB_TOKEN": TOKEN})
+    assert load_api_key(held) == TOKEN  # what the push module sends, read in-process
+    assert TOKEN not in repr(held)  # all-repos prints its settings with the key hidden
+    assert "GITHUB_TOKEN" not in os.environ
