@@ -27,8 +27,8 @@ def _cache_base():
 
 CACHE_BASE = _cache_base()
 CACHE = ("eco-mem", "runtime")  # the folders under CACHE_BASE that hold the unpacked trees
-# In each tree: every entry's path, size, mtime and ctime as it was frozen. No call sets
-# a ctime back, so a file rewritten in place no longer matches even with its mtime restored.
+# In each tree: every entry's path, mode, size, mtime and ctime as it was frozen. No call
+# sets a ctime back, so a file rewritten in place no longer matches, its mtime restored.
 MANIFEST = ".unpacked"
 
 
@@ -144,44 +144,33 @@ def _own_folder(path, forbidden):
     )
 
 
-def _listing(folder):
-    """Every entry under `folder` (the manifest aside) as a line, sorted; None when one is
-    a link or another kind of file, not the user's, or writable by anyone."""
-    rows, pending = [], [""]
-    while pending:
-        inner = pending.pop()
-        try:
-            entries = list(os.scandir(os.path.join(folder, inner)))
-        except OSError:
-            return None
-        for entry in entries:
-            name = f"{inner}/{entry.name}" if inner else entry.name
-            info = entry.stat(follow_symlinks=False)
-            if info.st_uid != os.getuid() or info.st_mode & 0o222:
-                return None
-            if stat.S_ISDIR(info.st_mode):
-                pending.append(name)
-                rows.append(f"{name}/")
-            elif not stat.S_ISREG(info.st_mode):
-                return None
-            elif name != MANIFEST:
-                rows.append(f"{name} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns}")
-    return "\n".join(sorted(rows)) + "\n"
+def _state(info):
+    """What the manifest keeps of one entry's lstat: its kind and mode (a link, or a
+    write bit, differs), size, mtime and ctime."""
+    return f"{info.st_mode:o} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns}"
 
 
 def _frozen(folder):
     """Whether `folder` is a tree this entry unpacked and froze, unchanged since: a real
-    folder of the user's that nobody can write, holding exactly what its manifest lists
-    (a file added, removed, resized, rewritten or its mode changed alters a line)."""
+    folder of the user's that nobody can write, whose every entry is as its manifest
+    lists it, and whose top holds nothing else. A file added or removed below changes
+    its folder's mtime and ctime; one rewritten in place, or opened to writing, its own
+    ctime. One lstat per entry: no file is read but the manifest."""
     if not _own_folder(folder, 0o222):
         return False
-    manifest = os.path.join(folder, MANIFEST)
     try:
-        with open(manifest, encoding="utf-8") as handle:
-            recorded = handle.read()
+        with open(os.path.join(folder, MANIFEST), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        top = {MANIFEST}
+        for line in lines:
+            name, _, recorded = line.partition("\t")
+            info = os.lstat(os.path.join(folder, name))
+            if info.st_uid != os.getuid() or _state(info) != recorded:
+                return False
+            top.add(name.partition("/")[0])
+        return bool(lines) and sorted(os.listdir(folder)) == sorted(top)
     except (OSError, UnicodeDecodeError):
         return False
-    return bool(recorded) and _listing(folder) == recorded
 
 
 def _compile_and_freeze(building, folder):
@@ -202,12 +191,15 @@ def _compile_and_freeze(building, folder):
             os.chmod(os.path.join(inner, name), 0o400)
         for name in subfolders:
             os.chmod(os.path.join(inner, name), 0o500)
-    listing = _listing(building)
-    if listing is None:
-        raise OSError("the unpacked tree is not as written")
+    lines = []
+    for inner, subfolders, files in os.walk(building):
+        for name in subfolders + files:
+            path = os.path.join(inner, name)
+            relative = os.path.relpath(path, building).replace(os.sep, "/")
+            lines.append(f"{relative}\t{_state(os.lstat(path))}\n")
     manifest = os.path.join(building, MANIFEST)
     with open(manifest, "w", encoding="utf-8") as handle:
-        handle.write(listing)
+        handle.write("".join(lines))
     os.chmod(manifest, 0o400)
     os.chmod(building, 0o500)
 
