@@ -98,7 +98,11 @@ def unpacked(archive, base):
         return None  # a link or another's: never followed, never removed
     building = None
     try:
-        if os.path.lexists(folder):  # damaged, half frozen, or tampered with: set aside
+        # Damaged or tampered with: set aside. Checked again, as a process racing this
+        # one may have just renamed a whole tree into place, which others already run.
+        if os.path.lexists(folder):
+            if _frozen(folder):
+                return folder
             aside = tempfile.mkdtemp(prefix=".discarded-", dir=runtime)
             try:
                 os.rename(folder, os.path.join(aside, "tree"))
