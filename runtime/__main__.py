@@ -13,11 +13,24 @@ import sys
 
 # The archive this file was loaded from (or runtime/, run from the source).
 ARCHIVE = os.path.dirname(os.path.abspath(__file__))
-CACHE_HOME = os.path.join(
-    os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-    "eco-mem",
-    "runtime",
-)
+
+
+def _cache_base():
+    """The user's cache folder, or None: XDG_CACHE_HOME only when absolute (the XDG spec
+    says to ignore a relative one; taken as is, it would put the cache in the working
+    folder, where a commit could hold the tree that runs)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return base if os.path.isabs(base) else None
+
+
+CACHE_BASE = _cache_base()
+CACHE = ("eco-mem", "runtime")  # the folders under CACHE_BASE that hold the unpacked trees
+# In each tree: every entry's path, mode, size, mtime and ctime as it was frozen. No call
+# sets a ctime back, so a file rewritten in place no longer matches, its mtime restored.
+MANIFEST = ".unpacked"
+
 
 # A standard stream the caller closed (`>&-`) gets the null device in its place before
 # anything opens a file: else the lock or an entry would take the free descriptor and
@@ -41,43 +54,171 @@ def _sha256(data):
     return sha256(data).hexdigest()
 
 
-def unpacked(archive, cache_home):
-    """The folder the archive's package runs from: `cache_home/<sha256 of the archive>/`,
-    unpacked there once, whole (built in a temporary sibling, then renamed; a process
-    that loses the race to another removes its own). zipimport compiles every module
-    on every run and keeps no bytecode; unpacked, Python keeps it beside the modules,
-    in that same folder, never in the host. None when the cache cannot be written:
-    the archive itself then runs, only slower."""
+def unpacked(archive, base):
+    """The folder the archive's package runs from: `base/eco-mem/runtime/<sha256 of the
+    archive>/`, unpacked there once, compiled and frozen (built in a temporary sibling,
+    then renamed; a process that loses the race to another removes its own). zipimport
+    compiles every module on every run and keeps no bytecode; unpacked, the bytecode
+    lies beside the modules, in that same folder, never in the host.
+
+    Every run trusts the folder only as its own unpacking left it (_frozen): no link from
+    `eco-mem` down, every folder the user's and closed to others, no entry writable, and
+    the tree exactly its manifest. Else the folder is unpacked anew (when it is the
+    user's own) or the archive itself runs, only slower. None when that is so."""
+    if base is None or not hasattr(os, "getuid"):
+        return None
+    try:
+        os.makedirs(base, 0o700, exist_ok=True)
+    except OSError:
+        return None
+    if not _safe_base(base):
+        return None
     try:
         with open(archive, "rb") as handle:
             data = handle.read()
     except OSError:
         return None
-    folder = os.path.join(cache_home, _sha256(data))
-    if os.path.isfile(os.path.join(folder, "ecomem", "__init__.py")):
+    runtime = base
+    for name in CACHE:
+        runtime = os.path.join(runtime, name)
+        try:
+            os.makedirs(runtime, 0o700, exist_ok=True)
+        except OSError:
+            return None
+        if not _own_folder(runtime, 0o022):
+            return None
+    folder = os.path.join(runtime, _sha256(data))
+    if _frozen(folder):
         return folder
     import io  # only to unpack: a second call pays for none of these
-    import shutil
     import tempfile
     import zipfile
 
+    if os.path.lexists(folder) and not _own_folder(folder, 0):
+        return None  # a link or another's: never followed, never removed
     building = None
     try:
-        os.makedirs(cache_home, exist_ok=True)
-        building = tempfile.mkdtemp(prefix=".unpacking-", dir=cache_home)
+        # Damaged or tampered with: set aside. Checked again, as a process racing this
+        # one may have just renamed a whole tree into place, which others already run.
+        if os.path.lexists(folder):
+            if _frozen(folder):
+                return folder
+            aside = tempfile.mkdtemp(prefix=".discarded-", dir=runtime)
+            try:
+                os.rename(folder, os.path.join(aside, "tree"))
+            finally:
+                _discard(aside)
+        building = tempfile.mkdtemp(prefix=".unpacking-", dir=runtime)
         with zipfile.ZipFile(io.BytesIO(data)) as packed:
             packed.extractall(building)
+        _compile_and_freeze(building, folder)
         try:
             os.rename(building, folder)
             building = None
         except OSError:  # another process unpacked it first: use theirs
             pass
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, zipfile.BadZipFile, SyntaxError, ValueError):
         return None
     finally:
         if building:
-            shutil.rmtree(building, ignore_errors=True)
-    return folder if os.path.isfile(os.path.join(folder, "ecomem", "__init__.py")) else None
+            _discard(building)
+    return folder if _frozen(folder) else None
+
+
+def _safe_base(base):
+    """Whether no other user can swap the folders under `base` (the user's cache folder,
+    which may itself be a link): it is the user's or root's, and closed to others unless
+    sticky (as /tmp is: others cannot then rename what is ours)."""
+    try:
+        info = os.stat(base)
+    except OSError:
+        return False
+    closed = not info.st_mode & 0o022 or info.st_mode & stat.S_ISVTX
+    return stat.S_ISDIR(info.st_mode) and info.st_uid in (0, os.getuid()) and bool(closed)
+
+
+def _own_folder(path, forbidden):
+    """Whether `path` itself is a folder (not a link), the user's, with no `forbidden` bit."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & forbidden
+    )
+
+
+def _state(info):
+    """What the manifest keeps of one entry's lstat: its kind and mode (a link, or a
+    write bit, differs), size, mtime and ctime."""
+    return f"{info.st_mode:o} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns}"
+
+
+def _frozen(folder):
+    """Whether `folder` is a tree this entry unpacked and froze, unchanged since: a real
+    folder of the user's that nobody can write, whose every entry is as its manifest
+    lists it, and whose top holds nothing else. A file added or removed below changes
+    its folder's mtime and ctime; one rewritten in place, or opened to writing, its own
+    ctime. One lstat per entry: no file is read but the manifest."""
+    if not _own_folder(folder, 0o222):
+        return False
+    try:
+        with open(os.path.join(folder, MANIFEST), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        top = {MANIFEST}
+        for line in lines:
+            name, _, recorded = line.partition("\t")
+            info = os.lstat(os.path.join(folder, name))
+            if info.st_uid != os.getuid() or _state(info) != recorded:
+                return False
+            top.add(name.partition("/")[0])
+        return bool(lines) and sorted(os.listdir(folder)) == sorted(top)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _compile_and_freeze(building, folder):
+    """Compile every module beside its source (as `folder`'s, for tracebacks), then take
+    every write bit away and record the manifest: from here on the tree only runs."""
+    import py_compile
+
+    tag = sys.implementation.cache_tag
+    for inner, _, files in os.walk(building):
+        for name in files:
+            if tag and name.endswith(".py"):
+                source = os.path.join(inner, name)
+                shown = os.path.join(folder, os.path.relpath(source, building))
+                cache = os.path.join(inner, "__pycache__", f"{name[:-3]}.{tag}.pyc")
+                py_compile.compile(source, cache, shown, doraise=True)
+    for inner, subfolders, files in os.walk(building, topdown=False):
+        for name in files:
+            os.chmod(os.path.join(inner, name), 0o400)
+        for name in subfolders:
+            os.chmod(os.path.join(inner, name), 0o500)
+    lines = []
+    for inner, subfolders, files in os.walk(building):
+        for name in subfolders + files:
+            path = os.path.join(inner, name)
+            relative = os.path.relpath(path, building).replace(os.sep, "/")
+            lines.append(f"{relative}\t{_state(os.lstat(path))}\n")
+    manifest = os.path.join(building, MANIFEST)
+    with open(manifest, "w", encoding="utf-8") as handle:
+        handle.write("".join(lines))
+    os.chmod(manifest, 0o400)
+    os.chmod(building, 0o500)
+
+
+def _discard(path):
+    """Remove a tree of ours that is read-only: its folders opened to the user first
+    (os.walk descends into no link)."""
+    import shutil
+
+    for inner, _, _ in os.walk(path):
+        try:
+            os.chmod(inner, 0o700)
+        except OSError:
+            break  # not ours to open: rmtree removes what it can
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _runtime_path():
@@ -85,17 +226,16 @@ def _runtime_path():
 
     Python puts the archive first on sys.path; take it out, so our package never stands
     before the standard library (a file in it, or run from the source a host file, could
-    shadow a stdlib module for every import below). Then the unpacked folder, with
-    bytecode written there (PYTHONDONTWRITEBYTECODE keeps caches out of source trees, and
-    this folder is a cache), or the archive itself when that cannot be had."""
+    shadow a stdlib module for every import below). Then the unpacked folder, whose
+    bytecode was compiled when it was unpacked (PYTHONDONTWRITEBYTECODE keeps caches out
+    of source trees; this folder is a cache), or the archive itself when that cannot be
+    had."""
     first = sys.path[0] if sys.path else ""
     if first and os.path.abspath(first) == ARCHIVE:
         del sys.path[0]
     where = ARCHIVE
     if os.path.isfile(ARCHIVE):
-        where = unpacked(ARCHIVE, CACHE_HOME) or ARCHIVE
-        if where != ARCHIVE and sys.pycache_prefix is None:
-            sys.dont_write_bytecode = False
+        where = unpacked(ARCHIVE, CACHE_BASE) or ARCHIVE
     sys.path.append(where)
 
 

@@ -35,7 +35,9 @@ from tests.helpers import PROJECT
 # this clone's after an edit (store/provenance.py, never_brought).
 # +77 when the runtime became one file (issue 45): the entry's cache of the unpacked
 # archive and verify's check of the file's hash, less the operator's code moved out.
-LINES_CEILING = 17_016
+# +157 for the security review's F3/F4: the entry trusts its cache only as it froze it
+# (ownership, no link, a manifest), track reads the archive, verify needs the record.
+LINES_CEILING = 17_173
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
 # of modules lower the line count; this one moves only when code does.
 CODE_LINES_CEILING = 11_381

@@ -155,3 +155,121 @@ def test_verify_names_python_source_in_the_skill_folder(host: Path) -> None:
     verify = run_script(host, "verify")
     assert verify.returncode == 1, verify.stdout + verify.stderr
     assert f"{SKILL}/scripts/ecomem/cli.py: error [runtime.source]" in verify.stdout
+
+
+# The cache is trusted only as the entry left it. A planted tree prints this when it runs;
+# in `ecomem/__init__.py`, the first module every command imports.
+PLANTED = "import sys\nsys.stderr.write('PLANTED CODE RAN\\n')\n"
+
+
+def _release_digest(host: Path) -> str:
+    return hashlib.sha256((host / SKILL / "scripts" / HOST_RUNTIME).read_bytes()).hexdigest()
+
+
+def _planted_tree(folder: Path, host: Path) -> Path:
+    """The release's modules unpacked into `folder`, with PLANTED in its `ecomem`."""
+    with zipfile.ZipFile(host / SKILL / "scripts" / HOST_RUNTIME) as runtime:
+        runtime.extractall(folder)
+    init = folder / "ecomem" / "__init__.py"
+    init.write_text(init.read_text() + PLANTED)
+    return folder
+
+
+def _cache_env(tmp_path: Path, cache: Path | str) -> dict:
+    # HOME too: a cache home the entry ignores must not send it to the real ~/.cache.
+    return {"XDG_CACHE_HOME": str(cache), "HOME": str(tmp_path / "home")}
+
+
+def test_a_relative_cache_home_is_ignored_so_a_committed_tree_never_runs(
+    host: Path, tmp_path: Path
+) -> None:
+    """The XDG spec says to ignore a relative XDG_CACHE_HOME; taken as is, it is a folder
+    of the work tree, and a commit could hold the tree that runs."""
+    committed = host / "rel" / "eco-mem" / "runtime" / _release_digest(host)
+    _planted_tree(committed, host)
+    commit_all(host, "a tree where a relative cache home would lead")
+    done = mem(host, "find", "anything", env=_cache_env(tmp_path, "rel"))
+    assert done.returncode in (0, 1) and "PLANTED" not in done.stderr, done.stderr
+    assert (tmp_path / "home" / ".cache" / "eco-mem" / "runtime").is_dir()  # used instead
+
+
+def test_a_file_changed_in_the_cache_is_never_run(rendered: Path, tmp_path: Path) -> None:
+    """What one run's code writes into the release's unpacked tree (a module changed, its
+    mode and times put back) does not run in later runs: the tree is unpacked anew."""
+    env = _cache_env(tmp_path, tmp_path / "cache")
+    assert mem(rendered, "find", "anything", env=env).returncode in (0, 1)
+    tree = tmp_path / "cache" / "eco-mem" / "runtime" / _release_digest(rendered)
+    init = tree / "ecomem" / "__init__.py"
+    before = init.stat()
+    init.chmod(0o600)
+    init.write_text(init.read_text() + PLANTED)
+    init.chmod(stat.S_IMODE(before.st_mode))
+    os.utime(init, ns=(before.st_atime_ns, before.st_mtime_ns))
+    done = mem(rendered, "find", "anything", env=env)
+    assert done.returncode in (0, 1) and "PLANTED" not in done.stderr, done.stderr
+    assert "PLANTED" not in init.read_text()  # the genuine module is back
+    added = tree / "ecomem" / "__pycache__" / "extra.pyc"  # a file added, nothing changed
+    tree.joinpath("ecomem", "__pycache__").chmod(0o700)
+    added.write_bytes(b"")
+    tree.joinpath("ecomem", "__pycache__").chmod(0o500)
+    assert mem(rendered, "find", "anything", env=env).returncode in (0, 1)
+    assert not added.exists()
+
+
+def test_a_linked_or_shared_cache_folder_is_not_followed(rendered: Path, tmp_path: Path) -> None:
+    """A link anywhere from the cache's `eco-mem` down, or a folder others may write,
+    is never run from; the archive runs instead, and the link is left as it was."""
+    planted = _planted_tree(tmp_path / "elsewhere", rendered)
+    runtime = tmp_path / "cache" / "eco-mem" / "runtime"
+    runtime.mkdir(parents=True)
+    (runtime / _release_digest(rendered)).symlink_to(planted)
+    env = _cache_env(tmp_path, tmp_path / "cache")
+    done = mem(rendered, "find", "anything", env=env)
+    assert done.returncode in (0, 1) and "PLANTED" not in done.stderr, done.stderr
+    assert (runtime / _release_digest(rendered)).is_symlink()
+    linked_home = tmp_path / "linked"
+    linked_home.mkdir()
+    (linked_home / "eco-mem").symlink_to(runtime.parent, target_is_directory=True)
+    done = mem(rendered, "find", "anything", env=_cache_env(tmp_path, linked_home))
+    assert "PLANTED" not in done.stderr, done.stderr
+    (runtime / _release_digest(rendered)).unlink()
+    shutil.copytree(planted, runtime / _release_digest(rendered))
+    (runtime / _release_digest(rendered)).chmod(0o777)  # a folder anyone could have filled
+    done = mem(rendered, "find", "anything", env=env)
+    assert "PLANTED" not in done.stderr, done.stderr
+
+
+def test_track_copies_the_git_dir_modules_from_the_archive_not_the_cache(
+    host: Path, tmp_path: Path
+) -> None:
+    """Even a cache tree planted whole and consistent (code that ran as the user can
+    build one: SECURITY.md's limit) never reaches the copy the hook and merge driver run."""
+    env = _cache_env(tmp_path, tmp_path / "cache")
+    other = tmp_path / "other"
+    shutil.copytree(host, other, symlinks=True)
+    module = "ecomem/commands/context.py"
+    change_runtime_module(other, module, runtime_module(other, module) + "# PLANTED\n")
+    assert mem(other, "find", "anything", env=env).returncode in (0, 1)
+    runtime = tmp_path / "cache" / "eco-mem" / "runtime"
+    genuine = runtime / _release_digest(host)
+    if genuine.exists():
+        shutil.rmtree(genuine)
+    (runtime / _release_digest(other)).rename(genuine)  # frozen, and under the release's name
+    done = mem(host, "track", env=env)
+    assert done.returncode == 0, done.stderr
+    copies = list((host / ".git" / "eco-mem").glob("merge-driver-*"))
+    assert len(copies) == 1
+    assert (copies[0] / module).read_text() == runtime_module(host, module)
+
+
+def test_a_missing_or_garbled_runtime_record_is_an_error(host: Path) -> None:
+    """Else a branch that changes the runtime file and deletes its record passes verify."""
+    record = host / SKILL / "scripts" / f"{HOST_RUNTIME}.sha256"
+    for text in (None, "not-a-hash\n", f"{'0' * 63}  {HOST_RUNTIME}\n", ""):
+        if text is None:
+            record.unlink()
+        else:
+            record.write_text(text)
+        verify = run_script(host, "verify")
+        assert verify.returncode == 1, verify.stdout + verify.stderr
+        assert f"{SKILL}/scripts/{HOST_RUNTIME}: error [runtime.hash]" in verify.stdout

@@ -140,12 +140,8 @@ def snapshot() -> tuple[str, dict[str, bytes]]:
     from .. import protocol
     from ..answers_file import recorded
 
-    # The folder that holds `ecomem`: unpacked in the cache, or the archive itself,
-    # which only the loader reads from (hence get_data, not open).
-    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files = {ENTRY: ENTRY_TEXT.encode("utf-8")}
-    for name in MODULES:
-        files[name] = __loader__.get_data(os.path.join(top, *name.split("/")))
+    files.update(_module_bytes())
     # The answers this clone runs with, kept with the copy: the work tree's answers
     # file is a branch's to change, and the copy's folders are the clone's own.
     files[ANSWERS] = recorded(protocol.SETTLED).encode("utf-8")
@@ -154,6 +150,23 @@ def snapshot() -> tuple[str, dict[str, bytes]]:
         for name, data in files.items()
     )
     return f"{zlib.crc32(blob):08x}{zlib.adler32(blob):08x}", files
+
+
+def _module_bytes() -> dict[str, bytes]:
+    """MODULES as the runtime file holds them: read from the archive itself, never from
+    the cache it was unpacked into (a tree any earlier run could have written), nor from
+    sys.modules' files. From the source tree (runtime/, as the template's tests run it),
+    its files."""
+    import sys
+
+    archive = getattr(sys.modules.get("__main__"), "ARCHIVE", "")
+    if archive and os.path.isfile(archive):
+        import zipfile
+
+        with zipfile.ZipFile(archive) as packed:
+            return {name: packed.read(name) for name in MODULES}
+    top = Path(__file__).resolve().parent.parent.parent  # the folder that holds `ecomem`
+    return {name: (top / name).read_bytes() for name in MODULES}
 
 
 def driver_command(stamp: str) -> str:

@@ -24,12 +24,23 @@ def runtime_file_findings(root: Path) -> list[Finding]:
     scripts = Path(root, skill, "scripts")
     findings = []
     record_path = f"{skill}/scripts/{RECORD}"
+    runtime_path = f"{skill}/scripts/{RUNTIME}"
     try:
         recorded = (scripts / RECORD).read_text(encoding="utf-8", errors="replace").split()
     except OSError:
-        recorded = []
-    runtime_path = f"{skill}/scripts/{RUNTIME}"
-    if recorded[1:2] == [RUNTIME]:
+        recorded = None
+    named = [name.lstrip("*") for name in recorded[1:]] if recorded else []  # sha256sum -b
+    if recorded is None or named != [RUNTIME] or not _is_sha256(recorded[0]):
+        # No record, or none that names a hash: a branch that changed the runtime could
+        # delete it. Only a skill without the runtime file (an older release) needs none.
+        if recorded is not None or os.path.lexists(scripts / RUNTIME):
+            state = "missing" if recorded is None else "not `<sha256>  eco_mem.pyz`"
+            message = (
+                f"{record_path} is {state}: the runtime file's bytes cannot be checked;"
+                " run the template's `ops.py upgrade` to restore both"
+            )
+            findings.append(Finding(runtime_path, 0, "runtime.hash", ERROR, message))
+    else:
         actual = _sha256(scripts / RUNTIME)
         if actual != recorded[0]:
             findings.append(
@@ -50,6 +61,10 @@ def runtime_file_findings(root: Path) -> list[Finding]:
                 message = "Python source in the skill folder: no release ships one; delete it"
                 findings.append(Finding(path, 0, "runtime.source", ERROR, message))
     return findings
+
+
+def _is_sha256(text: str) -> bool:
+    return len(text) == 64 and all(char in "0123456789abcdef" for char in text)
 
 
 def _sha256(path: Path) -> str:
