@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, assert_no_traceback, commit_all, git
+from tests.helpers import HOST_RUNTIME, MEMORY, SKILL, assert_no_traceback, commit_all, git
 from tests.memory_helpers import fact, mem
 
 LINE_CAP = 16384
@@ -223,10 +223,10 @@ def test_the_patterns_readers_run_are_linear_on_a_mebibyte_line(rendered: Path, 
     line of `](`: each made the old patterns backtrack over every split of the run
     (hours on a mebibyte); the timeout only guards against such a hang."""
     imports, call = ADVERSARIAL[case]
-    scripts = rendered / SKILL / "scripts"
+    runtime = rendered / SKILL / "scripts" / HOST_RUNTIME  # zipimport reads the package from it
     code = f"import sys\nsys.path.insert(0, sys.argv[1])\n{imports}\nN = 1 << 20\n{call}\n"
     done = subprocess.run(
-        [sys.executable, "-I", "-B", "-c", code + "print('done')", str(scripts)],
+        [sys.executable, "-I", "-B", "-c", code + "print('done')", str(runtime)],
         capture_output=True,
         text=True,
         timeout=HANG_GUARD,

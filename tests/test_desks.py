@@ -269,6 +269,9 @@ def test_an_older_crlf_clone_is_fixed_by_the_documented_step(
     git(windows, "config", "core.autocrlf", "true")
     assert {rule for rule, _ in verify_findings(windows)} == {"file.crlf"}
     copy_template(template_repo, upstream, overwrite=True)  # the release with the block
+    # A copy over an install deletes nothing; the source-tree runtime left the template
+    # with this release, as `copier update` would take it out.
+    git(upstream, "rm", "-r", "-q", f"{SKILL}/scripts/ecomem", f"{SKILL}/scripts/eco_mem.py")
     commit_all(upstream, "eco-mem with eol=lf")
     git(windows, "pull", "-q")
     assert {rule for rule, _ in verify_findings(windows)} == {"file.crlf"}  # not yet

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, PROJECT, SKILL
+from tests.helpers import HOST_RUNTIME, MEMORY, PROJECT, SKILL
 from tests.secret_parts import (
     ALNUM,
     B64,
@@ -390,9 +390,9 @@ print(json.dumps({
 def test_a_clean_store_compiles_no_provider_or_personal_data_pattern(rendered: Path):
     # A fresh interpreter on the rendered script: nothing compiled before the store is read.
     token = "gh" + "p_" + rand(ALNUM, 36)
-    scripts = rendered / SKILL / "scripts"
+    runtime = rendered / SKILL / "scripts" / HOST_RUNTIME  # zipimport reads the package
     result = subprocess.run(
-        [sys.executable, "-B", "-c", COMPILE_PROBE, str(scripts), str(rendered), f"tok {token}"],
+        [sys.executable, "-B", "-c", COMPILE_PROBE, str(runtime), str(rendered), f"tok {token}"],
         capture_output=True,
         text=True,
         check=True,

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import SKILL, assert_exit, build_files, commit_all, git
+from tests.helpers import HOST_RUNTIME, SKILL, assert_exit, build_files, commit_all, git
 from tests.test_review import fact, kinds, report, review
 
 PARTS = "billing search auth cart audit mailer export import ledger queue cache admin api cli docs"
@@ -143,7 +143,7 @@ def test_pairing_work_grows_with_facts_not_with_their_pairs(host: Path) -> None:
     """Every fact shares most words with every other (a hostile store): the statements and
     facts compared stay within BLOCK_CAP per fact, where all pairs would be millions."""
     done = subprocess.run(
-        [sys.executable, "-B", "-c", PAIRING, str(host / SKILL / "scripts")],
+        [sys.executable, "-B", "-c", PAIRING, str(host / SKILL / "scripts" / HOST_RUNTIME)],
         capture_output=True,
         text=True,
         check=True,
