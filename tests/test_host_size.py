@@ -35,7 +35,10 @@ from tests.helpers import PROJECT
 # this clone's after an edit (store/provenance.py, never_brought).
 # +77 when the runtime became one file (issue 45): the entry's cache of the unpacked
 # archive and verify's check of the file's hash, less the operator's code moved out.
-LINES_CEILING = 17_016
+# +143 for security review F2 and F5: the write gate's orders that take the agent's
+# trust and its wider credential labels (+245), a desk's progress through revise (+40),
+# less the hand-edit exception that could not see a branch's desk (-142).
+LINES_CEILING = 17_159
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
 # of modules lower the line count; this one moves only when code does.
 CODE_LINES_CEILING = 11_381
