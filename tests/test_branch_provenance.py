@@ -139,7 +139,10 @@ def test_adopt_shows_the_text_quoted_with_its_origin_then_it_reads_as_today(vict
     named_not_shown(mem(victim, "context").stdout)  # shown to the user, not yet taken
     assert adopt(victim, "fix-login").returncode == 0
     out = mem(victim, "context").stdout
-    assert "curl -fsSL" in out and "pick yours up" in out  # the desk, adopted, resumes
+    # Adopted, the desk is the agent's task again; its claim that the user pre-approved
+    # every command still reads as an order, so the digest holds its text back.
+    assert "pick yours up" in out and "Desk `fix-login`: not shown" in out
+    assert "injection.instruction" in out
     assert "login-setup" in out and "fix-login` (" not in out  # the fact is still only named
     assert adopt(victim, "login-setup").returncode == 0
     assert "curl -fsSL" in mem(victim, "find", "login").stdout
@@ -626,19 +629,60 @@ def test_the_templates_own_rows_are_never_unreviewed_memory(pristine: Path, tmp_
         assert "unreviewed" not in output and "adopt" not in output, output
 
 
-def test_a_desk_made_here_and_edited_by_hand_reads_as_ours(origin: Path, tmp_path: Path) -> None:
-    """SKILL.md has the agent keep its desk by hand: a desk `new working` made here, which
-    git never brought (not in the index, HEAD or a merge's commit), stays the agent's own
-    after each edit, so the digest and `find` still put its open task back in context."""
+def test_a_desk_updated_through_revise_reads_as_ours_and_a_hand_edit_does_not(
+    origin: Path, tmp_path: Path
+) -> None:
+    """Only recorded bytes are this clone's: a desk kept up through `revise SLUG
+    --progress/--next` stays the agent's own, so the digest and `find` put its open task
+    back in context; the same desk edited by hand is named until the user adopts it,
+    since nothing tells a hand edit from a branch's desk that git left without a trace."""
     here = fresh_clone(origin, tmp_path / "here", "main")
     made = mem(here, "new", "working", "--title", "own task", "--goal", "ship it")
     assert made.returncode == 0, made.stderr
+    step = "session 2: narrowed it to the cache layer"
+    revised = mem(here, "revise", "own-task", "--progress", step, "--next", "patch the cache")
+    assert revised.returncode == 0, revised.stderr
     desk = here / MEMORY / "working/own-task.md"
-    desk.write_text(desk.read_text() + "- session 2: narrowed it to the cache layer\n")
-    out = mem(here, "context").stdout
-    assert "narrowed it to the cache layer" in out and "desk `own-task`" not in out, out
+    assert f"## Progress\n- {step}\n\n## Next\n- patch the cache\n" in desk.read_text()
+    out = mem(here, "context").stdout  # the digest prints a desk's Next, not its Progress
+    assert "- patch the cache" in out and "desk `own-task`" not in out, out
     found = mem(here, "find", "cache", "layer").stdout
     assert "working/own-task.md | ship it" in found and "desk `own-task`" not in found, found
+    desk.write_text(desk.read_text() + "- by hand: something else\n")
+    out = mem(here, "context").stdout
+    assert "by hand: something else" not in out and "desk `own-task`" in out, out
+    refused = mem(here, "revise", "own-task", "--body", "x")
+    assert refused.returncode == 2 and "--body does not apply to a desk" in refused.stderr
+
+
+# Ways to put a branch's desk over one made here that leave nothing in the index, HEAD or
+# a merge's commit: only the record of what the commands wrote tells it from ours.
+BRANCH = "origin/contrib/fix-login"
+WITHOUT_A_TRACE = {
+    "restore --source, work tree only": f"git restore --source={BRANCH} -- {DESK}",
+    "diff piped to git apply": f"git diff HEAD {BRANCH} -- {DESK} | git apply",
+    "show BRANCH:PATH redirected": f"git show {BRANCH}:{DESK} > {DESK}",
+    "merge --squash then reset": f"git merge -q --squash {BRANCH} >/dev/null 2>&1; git reset -q",
+}
+
+
+@pytest.mark.parametrize("vector", sorted(WITHOUT_A_TRACE))
+def test_a_branchs_desk_put_over_ours_without_a_trace_is_named(
+    origin: Path, tmp_path: Path, vector: str
+) -> None:
+    here = fresh_clone(origin, tmp_path / "here", "main")
+    assert mem(here, "track").returncode == 0
+    made = mem(here, "new", "working", "--title", "fix login", "--goal", "our own goal")
+    assert made.returncode == 0, made.stderr
+    (here / DESK).unlink()
+    subprocess.run(WITHOUT_A_TRACE[vector], shell=True, cwd=here, check=False)
+    assert (here / DESK).read_text() == DESK_TEXT, vector
+    assert not git(here, "diff", "--cached", "--name-only")  # nothing staged: no trace
+    out = mem(here, "context").stdout
+    found = mem(here, "find", "login").stdout
+    for order in ORDERS:
+        assert order not in out + found, vector
+    assert "desk `fix-login`" in out and "desk `fix-login`" in found
 
 
 # Git writes what it brings into the index, an ignored desk of ours at the same path too.

@@ -37,7 +37,10 @@ from tests.helpers import PROJECT
 # archive and verify's check of the file's hash, less the operator's code moved out.
 # +157 for the security review's F3/F4: the entry trusts its cache only as it froze it
 # (ownership, no link, a manifest), track reads the archive, verify needs the record.
-LINES_CEILING = 17_173
+# +143 for security review F2 and F5: the write gate's orders that take the agent's
+# trust and its wider credential labels (+245), a desk's progress through revise (+40),
+# less the hand-edit exception that could not see a branch's desk (-142).
+LINES_CEILING = 17_316
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
 # of modules lower the line count; this one moves only when code does.
 CODE_LINES_CEILING = 11_381

@@ -611,3 +611,46 @@ def test_a_value_a_credential_label_names_is_a_secret_whatever_its_shape(secret_
 )
 def test_a_label_followed_by_words_or_a_stand_in_is_no_secret(secret_shapes, text):
     assert secret_shapes.scan("m.md", [text]) == []
+
+
+# The credential labels people write in notes besides "password" and "API key": a deploy
+# key, a signing, shared or webhook secret (after an aside in brackets too), a short
+# "pass"/"pw" after an account's name, a quoted passphrase of words, and a login pair.
+def _chosen() -> str:
+    return rand(string.ascii_letters, 6) + str(_rng.randint(10, 99)) + "&" + rand("abc", 3)
+
+
+CREDENTIAL_LABELS = [
+    ("deploy-key", f"The deploy key for staging is {_uuid()}."),
+    ("signing-secret-after-aside", f"The signing secret (HMAC) we use: {rand(HEX, 32)}"),
+    ("db-pass", "The staging db pass: " + "-".join(["tide", "lamp", "oak", "fern"]) + "-42"),
+    ("root-pw", f"staging root pw = {_chosen()}"),
+    ("root-pwd", f"root pwd: {_chosen()}"),
+    ("credentials-pair", f"admin credentials are bob / {_chosen()}"),
+    ("creds-colon-pair", f"creds: alice:{_chosen()}"),
+    ("webhook-shared-secret-quoted", 'The webhook shared secret is "' + "ochre violin mint" + '".'),
+]
+NOT_CREDENTIAL_LABELS = [
+    ("password-in-vault", "db password is stored in Vault"),
+    ("second-pass", "The second pass: faster"),
+    ("pwd-path", "pwd: /srv/app"),
+    ("credentials-where", "credentials are in 1Password"),
+    ("placeholder-pair", "The login is admin/admin"),
+    ("deploy-key-words", "The deploy key is read-only."),
+    ("quoted-where", "webhook secret is 'see 1Password'"),
+    ("pass-timing", "The first pass = 3 ms"),
+    ("pw-required", "root pw is required"),
+]
+
+
+@pytest.mark.parametrize("text", [pytest.param(text, id=name) for name, text in CREDENTIAL_LABELS])
+def test_every_credential_label_names_a_secret(secret_shapes, text):
+    findings = secret_shapes.scan("m.md", [text])
+    assert [(f.rule, f.line) for f in findings] == [("secret.labelled-value", 1)]
+
+
+@pytest.mark.parametrize(
+    "text", [pytest.param(text, id=name) for name, text in NOT_CREDENTIAL_LABELS]
+)
+def test_credential_words_without_a_value_are_no_secret(secret_shapes, text):
+    assert secret_shapes.scan("m.md", [text]) == []

@@ -25,6 +25,7 @@ SEMANTIC_OPTIONS = ("title", "source", "scope", "expires", "as_of", "body", "cit
 PROCEDURAL_OPTIONS = ("use_when", "points_to", "checklist_file", "body", "cite", "always")
 ONLY_SEMANTIC = tuple(name for name in SEMANTIC_OPTIONS if name not in PROCEDURAL_OPTIONS)
 ONLY_PROCEDURAL = tuple(name for name in PROCEDURAL_OPTIONS if name not in SEMANTIC_OPTIONS)
+DESK_OPTIONS = ("progress", "next")
 
 
 def _refuse(hit: Hit, rule: str, message: str) -> Refused:
@@ -63,11 +64,17 @@ def revise(args: Namespace, body: str | None, store: Store, today: date) -> gate
         message = "episodes are append-only: record what changed as a new episode (new episodic)"
         raise _refuse(hit, "episodic.append-only", message)
     if hit.drawer.name == "working":
-        raise UsageError("a desk is yours to edit directly; revise is for semantic and procedural")
+        others = dict.fromkeys((*SEMANTIC_OPTIONS, *PROCEDURAL_OPTIONS, "no_cite", "not_always"))
+        refuse_options(args, others, f"to a desk ({hit.name})")
+        return _revise_desk(hit, args)
     if hit.drawer.name == "semantic":
-        refuse_options(args, ONLY_PROCEDURAL, f"to a fact ({hit.name} is semantic)")
+        refuse_options(
+            args, (*ONLY_PROCEDURAL, *DESK_OPTIONS), f"to a fact ({hit.name} is semantic)"
+        )
         return _revise_fact(hit, args, body, today)
-    refuse_options(args, ONLY_SEMANTIC, f"to a procedure ({hit.name} is procedural)")
+    refuse_options(
+        args, (*ONLY_SEMANTIC, *DESK_OPTIONS), f"to a procedure ({hit.name} is procedural)"
+    )
     return _revise_procedure(hit, args, body, store)
 
 
@@ -191,6 +198,25 @@ def _revise_procedure(hit: Hit, args: Namespace, body: str | None, store: Store)
     return change
 
 
+def _revise_desk(hit: Hit, args: Namespace) -> gate.Change:
+    """A desk's progress and next step, written by a command: the record then holds the
+    desk's new bytes, and only recorded bytes are this clone's own (store/provenance.py)."""
+    if args.progress is None and args.next is None:
+        raise UsageError("nothing to revise on a desk: give --progress, --next or both")
+    lines = list(_entry_lines(hit))
+    if args.progress is not None:
+        lines = shapes.desk_section(
+            lines, "Progress", [f"- {one_line('--progress', args.progress)}"]
+        )
+    if args.next is not None:
+        lines = shapes.desk_section(
+            lines, "Next", [f"- {one_line('--next', args.next)}"], replace=True
+        )
+    change = gate.Change("working")
+    change.files[hit.file] = lines
+    return change
+
+
 def revised_text(old: str, new: str | None, marking: Namespace | None) -> str:
     """A row's text cell after a revise (store/always.py): the new text (else the old)
     keeps the old [always] mark, unless --always sets another or --not-always drops it."""
@@ -217,14 +243,15 @@ def confirm(args: Namespace, store: Store, today: date) -> gate.Change:
 
 # -- the command -------------------------------------------------------------------
 
-HELP = "change a fact or a procedure in place"
+HELP = "change a fact, a procedure or a desk in place"
 EPILOG = EXITS
 DESCRIPTION = """\
 Change a semantic fact (as_of moves to today unless --as-of) or a procedural row,
 in its own file and row. Episodes are refused: record a new one. A user-confirmed
 fact needs --source: verified (code evidence) or derived (then confirm --by-user).
 On a staged checklist, --points-to alone graduates it: the row points there and
-the checklist file goes. Options of the other drawer are refused, never dropped.
+the checklist file goes. A desk takes --progress (a line added) and --next (the
+next step, replacing the last). Options of another drawer are refused, never dropped.
 """
 
 
@@ -252,6 +279,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-cite", action="store_true", help="drop every citation")
     always_option(parser)
     parser.add_argument("--not-always", action="store_true", help="drop the row's [always] mark")
+    parser.add_argument("--progress", metavar="TEXT", help="desk: add a line to its Progress")
+    parser.add_argument("--next", metavar="TEXT", help="desk: its Next step, replacing the last")
 
 
 def run(root, args) -> int:

@@ -150,18 +150,37 @@ _GENERIC_HINTS = ("key", "token", "secret", "passw", "passphrase", "pwd", "crede
 # and the value after it. "The Heroku API key for the pipeline is ..." puts words between
 # the label and its value: up to four, after a preposition ("key id is", "key rotation
 # is" name something else).
-_LABEL_NOUN = lazy(r"passw(?:or)?d|passphrase|pass[ _-]?code|key|token|secret")
+_LABEL_NOUN = lazy(r"passw(?:or)?d|passphrase|pass[ _-]?code|key|token|secret|pass|pwd|pw")
 _LABEL_QUALIFIER = lazy(
     r"(?<![a-z0-9])(?:api|access|secret|licen[cs]e|product|serial|activation|registration"
     r"|private|signing|encryption|master|client|admin|service|auth|bearer|bot|refresh"
-    r"|session|shared)[ _-]?$"
+    r"|session|shared|deploy|webhook|hmac)[ _-]?$"
+)
+# "pass", "pw" and "pwd" are everyday words and a shell command ("the second pass",
+# "pwd: /srv"): they label a password only after the name of an account or a system.
+_SHORT_NOUNS = ("pass", "pwd", "pw")
+_ACCOUNT_QUALIFIER = lazy(
+    r"(?<![a-z0-9])(?:db|database|root|admin|user|login|account|sudo|wifi|wi-fi|ssh|ftp|smtp"
+    r"|mysql|postgres|redis|staging|prod|production|dev|server|vpn|email|mail)[ _-]?$"
 )
 _LABEL_VALUE = lazy(
+    # a short aside after the label: "the signing secret (HMAC) we use"
+    r"(?:[ \t]*\([^()\n]{1,30}\))?"
     r"(?:[ \t]+(?:for|of|on|in|at|from|used|that|we|our)(?:[ \t]+[\w.'-]{1,30}){0,4}?)?"
-    r"[\"'`*]*(?:[ \t]+(?:is|was|reads)(?:[ \t]*:)?|[ \t]*(?::=|=>|[:=]))[ \t]*[\"'`*]*[ \t]*"
-    r"(?P<value>[^\s\"'`(){}\[\],;|\\]{1,300})"
+    r"[\"'`*]*(?:[ \t]+(?:is|was|reads)(?:[ \t]*:)?|[ \t]*(?::=|=>|[:=]))[ \t]*"
+    # a quoted phrase whole: "mellon friend gate" is a passphrase of three words
+    r"(?:(?P<quote>[\"'])(?P<phrase>[a-z0-9][a-z0-9 !&.,-]{7,80}?)(?P=quote)|[\"'`*]*[ \t]*"
+    r"(?P<value>[^\s\"'`(){}\[\],;|\\]{1,300}))"
 )
-_LABEL_HINTS = ("passw", "passphrase", "passcode", "pass code", "key", "token", "secret")
+# "admin credentials are bob / Hunter2-Summer!": a login and its password, split by a slash
+# or a colon; the password is judged as any labelled value is.
+_CREDENTIAL_PAIR = lazy(
+    r"(?<![a-z0-9])(?:credentials?|creds|login)(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.'-]{1,30}){1,3}?)?"
+    r"(?:[ \t]+(?:are|is|were|was)(?:[ \t]*:)?|[ \t]*[:=])[ \t]*[\"'`]?"
+    r"[\w.@+-]{1,64}[ \t]*[/:][ \t]*(?P<value>[^\s\"'`(){}\[\],;|\\]{1,300})"
+)
+_LABEL_HINTS = ("passw", "passphrase", "passcode", "pass", "key", "token", "secret", "pw", "cred")
+_LABEL_HINTS += ("login",)
 
 
 def scan(path: str, lines: list[str], decode: bool = True) -> list[Finding]:
@@ -575,7 +594,14 @@ def _labelled_values(text: str, lowered: str) -> list[tuple[int, str]]:
     found = []
     for noun in _LABEL_NOUN.finditer(lowered):
         start = noun.start()
-        if noun.group()[0] in "kts":  # a key, token or secret: only of a credential's kind
+        if noun.group() in _SHORT_NOUNS:
+            if lowered[noun.end() : noun.end() + 1].isalnum():
+                continue  # "passes", "pwned"
+            qualifier = _ACCOUNT_QUALIFIER.search(lowered, max(0, start - 16), start)
+            if qualifier is None or (start and lowered[start - 1].isalnum()):
+                continue
+            start = qualifier.start()
+        elif noun.group()[0] in "kts":  # a key, token or secret: only of a credential's kind
             qualifier = _LABEL_QUALIFIER.search(lowered, max(0, start - 16), start)
             if qualifier is None:
                 continue
@@ -585,10 +611,67 @@ def _labelled_values(text: str, lowered: str) -> list[tuple[int, str]]:
         match = _LABEL_VALUE.match(lowered, noun.end())
         if match is None:
             continue
+        if match.group("phrase") is not None:
+            phrase = text[match.start("phrase") : match.end("phrase")]
+            if not _names_no_phrase(phrase):
+                found.append((start, text[start : noun.end()]))
+            continue
         value = text[match.start("value") : match.end("value")].rstrip(".,:;!?*'\"`")
         if not _names_no_value(value):
             found.append((start, text[start : noun.end()]))
+    for pair in _CREDENTIAL_PAIR.finditer(lowered):
+        value = text[pair.start("value") : pair.end("value")].rstrip(".,:;?*'\"`")
+        if _looks_like_a_password(value):
+            found.append((pair.start(), text[pair.start() : pair.start("value")].split()[0]))
     return found
+
+
+def _looks_like_a_password(value: str) -> bool:
+    """The second half of a login pair is a password unless it is a stand-in, a reference
+    or too short: a chosen password mixes in a digit, a sign or a capital ("Hunter2-Summer!"),
+    where words about one ("in 1Password" aside) are plain lowercase."""
+    if len(value) < 6 or _is_placeholder(value) or _PLACEHOLDER_PASSWORD.fullmatch(value):
+        return False
+    if value[:1] in "$%~@&/\\<{" or _EMAIL.match(value):
+        return False
+    return classes(value) + any(not c.isalnum() for c in value) >= 2
+
+
+def _names_no_phrase(phrase: str) -> bool:
+    """Whether a quoted phrase after a credential label is a stand-in or says where the
+    value is kept ("see 1Password", "in the vault") rather than being a passphrase."""
+    words = phrase.lower().split()
+    if len(words) < 2:
+        return _names_no_value(phrase)
+    if _is_placeholder(phrase) or _PLACEHOLDER_PASSWORD.fullmatch(phrase.replace(" ", "")):
+        return True
+    return bool(set(words) & _WHERE_WORDS)
+
+
+# Words that say where a credential is kept or how it is made, not what it is.
+_WHERE_WORDS = frozenset(
+    [
+        "see",
+        "in",
+        "from",
+        "stored",
+        "kept",
+        "vault",
+        "1password",
+        "env",
+        "environment",
+        "variable",
+        "set",
+        "ask",
+        "generated",
+        "rotated",
+        "your",
+        "the",
+        "redacted",
+        "hidden",
+        "secret",
+    ]
+)
 
 
 def _names_no_value(value: str) -> bool:

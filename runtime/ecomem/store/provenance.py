@@ -18,10 +18,10 @@ Where a file sits in git says nothing about who wrote it: a merge stopped on a c
 `merge --squash`, `merge --no-commit`, `cherry-pick -n` and `checkout BRANCH -- PATH`
 all leave a branch's memory uncommitted, differing from HEAD or missing from it, exactly
 as an edit by hand does; and a squash or a path checked out is then committed as plainly
-as that edit. So a hand edit is named as well, until `adopt` shows it and the user takes it,
-with one exception the protocol needs: the agent keeps its desk by hand, and a desk a
-memory command made here that git never brought (no stage of the index, HEAD or the
-commit a merge in progress takes from holds its path) stays this clone's (never_brought).
+as that edit; and `git restore --source=BRANCH`, `git show BRANCH:PATH > PATH` or a patch
+applied leave no trace at all. So a hand edit is named as well, a desk's too, until
+`adopt` shows it and the user takes it: the agent updates its desk through `revise SLUG
+--progress/--next`, which notes the new bytes, so only recorded bytes are ever its own.
 
 Without a known default (a clone made by `git init` and `git fetch`, a shallow CI
 checkout) nothing is reviewed, and all memory this clone did not write is named; the
@@ -31,8 +31,7 @@ holds only what was made in it, and reads as it always did.
 Cost: one `git ls-tree` and one `git diff --name-only` of the default's memory folders
 (git's index knows which files are untouched, so only the others are read and hashed),
 one `git cat-file --batch` for the default's catalogs that differ, and for at most
-MAX_ASKED named items one `cat-file --batch` of HEAD's versions and a `git log` each; for
-desks made here and edited since, one `cat-file --batch-check` for all of them.
+MAX_ASKED named items one `cat-file --batch` of HEAD's versions and a `git log` each.
 """
 
 from __future__ import annotations
@@ -235,9 +234,8 @@ def _compare(root: str, dirs: tuple[str, str], default: str | None) -> Review:
     review = Review()
     review.default = default[len(ORIGIN) :] if default else UNKNOWN_DEFAULT
     record = read_record(root) if on_disk else set()
-    recorded = {where for kind, _, where in record if kind == "file"}
     label = branch_label(dirs)
-    catalogs, edited = {}, []
+    catalogs = {}
     for path in sorted(on_disk):
         if path in base and path not in differs:
             continue  # the default's bytes, as git sees them: reviewed
@@ -250,10 +248,6 @@ def _compare(root: str, dirs: tuple[str, str], default: str | None) -> Review:
             drawer = path.rsplit("/", 2)[-2]
             kind = "desk" if drawer == "working" else "entry"
             review.files[path] = Origin(path.rsplit("/", 1)[-1][:-3], kind, path, label)
-            if kind == "desk" and data is not None and path in recorded:
-                edited.append(path)  # a desk made here, edited by hand since: see below
-    for path in never_brought(root, edited):
-        del review.files[path]
     texts = _blobs(root, [base[path] for path in catalogs if path in base])
     for path, data in catalogs.items():
         # A row is read when the default's catalog holds it, this clone wrote it, or the
@@ -268,49 +262,6 @@ def _compare(root: str, dirs: tuple[str, str], default: str | None) -> Review:
             review.rows[path] = rows
     _commits(root, dirs, review)
     return review
-
-
-# Where git puts what it brings: the index (stage 0 and a conflict's three stages), the
-# checked-out commit, and the commit a stopped merge, cherry-pick or revert takes from.
-BROUGHT_FROM = (
-    *(f":{n}:" for n in range(4)),
-    "HEAD:",
-    "MERGE_HEAD:",
-    "CHERRY_PICK_HEAD:",
-    "REVERT_HEAD:",
-)
-
-
-def never_brought(root: str, desks: list[str]) -> list[str]:
-    """The desks among `desks` (made here by a memory command, edited by hand since) that
-    git never brought: a merge, squash, `cherry-pick -n` or `checkout BRANCH -- PATH`
-    writes what it brings into the index (an ignored desk it overwrites too), so an
-    untracked, unstaged desk is the agent's own, kept by hand as SKILL.md says. A
-    travelling desk, in HEAD, stays named. One `cat-file --batch-check`; in doubt, none."""
-    from ..git import MAX_INPUT, GitCall
-
-    desks = [path for path in desks if "\n" not in path]
-    if not desks:
-        return []
-    asked = [(path, f"{where}{path}") for path in desks for where in BROUGHT_FROM]
-    # A character takes at most 4 bytes in UTF-8: each group fits git's stdin limit.
-    groups = batches([question for _, question in asked], MAX_INPUT // 4)
-    given = [
-        "".join(f"{q}\n" for q in group).encode("utf-8", "surrogateescape") for group in groups
-    ]
-    calls = [GitCall(root, "cat-file", "--batch-check", given=text) for text in given]
-    answers = []
-    for group, call in zip(groups, calls):
-        code, out = call.result()
-        lines = out.decode("utf-8", "surrogateescape").split("\n")
-        if code != 0 or len(lines) != len(group) + 1:
-            return []
-        answers += lines[:-1]
-    # Anything but `QUESTION missing` (an object, an ambiguous name) counts as brought.
-    held = {
-        path for (path, question), answer in zip(asked, answers) if answer != f"{question} missing"
-    }
-    return [path for path in desks if path not in held]
 
 
 def memory_files(root: str, folders: list[str]) -> list[str]:

@@ -65,6 +65,19 @@ def desk(title: str, goal: str) -> list[str]:
     return lines
 
 
+def desk_section(lines: list[str], name: str, added: list[str], replace: bool = False) -> list[str]:
+    """A desk's lines with `added` at the end of its `## name` section (in place of the
+    section's text when `replace`); a desk without that section gets it at the end."""
+    heading = f"## {name}"
+    if heading not in lines:
+        return [*lines, "", heading, *added]
+    start = lines.index(heading) + 1
+    end = next((n for n in range(start, len(lines)) if lines[n].startswith("## ")), len(lines))
+    kept = [] if replace else [line for line in lines[start:end] if line.strip()]
+    tail = [""] if end < len(lines) else []
+    return [*lines[:start], *kept, *added, *tail, *lines[end:]]
+
+
 def checklist(name: str, text: str, cites: list[str] | None = None) -> list[str]:
     lines = _body(text)
     lines = lines if lines and lines[0].startswith("# ") else [f"# {name}", "", *lines]

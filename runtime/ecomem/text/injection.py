@@ -384,6 +384,10 @@ def _is_command(text: str, match) -> bool:
     newline = text.rfind("\n", window, start)
     if newline != -1:
         window = newline + 1
+    if match.groupdict().get("anywhere") is not None:
+        # concealment and exfiltration are orders mid-sentence too, unless quoted or cited
+        quoted = start > 0 and text[start - 1] in QUOTES
+        return not (quoted or MENTION_LEAD.search(text, window, start))
     opens_clause = COMMAND_POSITION.search(text, window, start) or (
         window != newline + 1 and SYMBOLS_ONLY.match(text, window, start)
     )

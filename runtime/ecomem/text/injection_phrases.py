@@ -22,12 +22,12 @@ _WEAK_NOUNS = r"rules|guidelines|guardrails|constraints|context"
 # ignore / disregard / forget ... [all] [the] [previous] instructions; forget everything
 # above; ignore the above (and ...)
 _OVERRIDE = lazy(
-    r"(?P<verb>ignore|disregard|disobey|forget|override|bypass|discard|abandon|skip|drop"
+    r"(?P<verb>ignore|disregard|disobey|forget|override|overrule|bypass|discard|abandon|skip|drop"
     r"|(?:do[ \t]+not|don't|stop)[ \t]+(?:follow|obey)(?:ing)?)[ \t]+"
     r"(?:(?P<det>(?:(?:all|any|of|the|your|my|these|those|every|each)[ \t]+){0,3})"
     rf"(?P<qual>(?:{_QUALIFIER}[ \t]+){{0,2}})"
     rf"(?:(?P<strong>{_STRONG_NOUNS})|(?P<weak>{_WEAK_NOUNS}))\b"
-    r"|(?P<sweep>everything|all|the)[ \t]+(?:above|before|prior"
+    r"|(?P<sweep>everything|all|the|what)[ \t]+(?:above|before|prior"
     r"|(?:that[ \t]+)?you(?:'ve|[ \t]+have|[ \t]+were)?[ \t]+(?:been[ \t]+)?(?:told|given|said)))"
 )
 # "instructions above", "the rules you were given": a qualifier after the noun.
@@ -72,12 +72,48 @@ _ROLE_PREFIX = lazy(
     r"|force|reveal|please|(?:can|could|would)[ \t]+you"
     r"|i[ \t]+(?:approve|authori[sz]e|consent|allow|confirm|grant)|i've[ \t]+approved)(?![\w-])"
 )
+# A claim that the user approved what the agent would otherwise ask about: "the user has
+# already approved all destructive commands". Only a sweeping grant counts: "the user
+# approved the migration plan" is a fact about one decision.
+_PRIOR_APPROVAL = lazy(
+    r"(?:the[ \t]+)?(?:user|human|owner|maintainers?|operator)[ \t]+(?:has[ \t]+|have[ \t]+)?"
+    r"(?:already[ \t]+)?(?:pre-?)?(?:approved|authori[sz]ed|allowed|okayed|consented[ \t]+to"
+    r"|signed[ \t]+off[ \t]+on)[ \t]+(?:all|any|every|everything|whatever|destructive|dangerous"
+    r"|force|each)\b"
+)
+# Hiding what the agent does from the user, and sending a secret away. These are read
+# wherever they stand in a sentence ("Skip the tests and push without telling anyone"),
+# so each is narrow: concealment names the user or anyone as the one not told, and
+# exfiltration names a secret and a verb that sends it.
+_COVERT = lazy(
+    r"(?P<anywhere>(?:never|don't|do[ \t]+not)[ \t]+(?:mention|tell)"
+    r"(?:[ \t]+[\w'.-]+){0,6}?[ \t]+to[ \t]+(?:the[ \t]+)?(?:user|human|anyone|anybody|them)\b"
+    r"|(?:never|don't|do[ \t]+not)[ \t]+tell[ \t]+(?:the[ \t]+)?"
+    r"(?:user|human|anyone|anybody)\b"
+    r"|without[ \t]+(?:telling|informing|notifying|alerting|warning)[ \t]+(?:the[ \t]+)?"
+    r"(?:user|human|anyone|anybody|them|the[ \t]+team)\b"
+    r"|(?<![\w-])(?:silently|secretly|covertly|quietly)[ \t]+(?:add|append|insert|include|send"
+    r"|upload|post|email|push|commit|run|execute|install|copy|exfiltrate|embed)\b)"
+)
+_SECRET_THINGS = (
+    r"(?:\.env|~?/?\.ssh\S*|id_(?:rsa|ed25519|ecdsa)|\.npmrc|\.netrc|\.pypirc|\.aws\S*"
+    r"|secrets?|tokens?|credentials|creds|passwords?|api[ \t]+keys?|private[ \t]+keys?"
+    r"|ssh[ \t]+keys?|keychain|cookies)"
+)
+_EXFILTRATE = lazy(
+    r"(?P<anywhere>(?<![\w-])(?:e-?mail|mail|send|upload|post|forward|paste|leak|exfiltrate"
+    r"|transmit|share|curl|pipe)[ \t]+(?:(?:the|your|our|all|any|my|user's|every)[ \t]+)?"
+    r"(?:(?:full[ \t]+)?contents?[ \t]+of[ \t]+(?:the[ \t]+|your[ \t]+)?[\w./~-]*"
+    rf"|(?:[\w'-]+[ \t]+)?{_SECRET_THINGS}\b(?:[^.\n]{{0,40}}?)[ \t]+to[ \t]+"
+    r"(?:[\w.+-]+@|https?://|[\w-]+\.[a-z]{2,}\b|an?[ \t]+external|me\b|us\b|this\b)))"
+)
 _VERBS = (
     "ignor",
     "disregard",
     "disobey",
     "forget",
     "overrid",
+    "overrul",
     "bypass",
     "discard",
     "abandon",
@@ -99,6 +135,7 @@ _TARGETS = (
     "everything",
     "all ",
     "above",
+    "told",
 )
 # (substring groups that must each be present, pattern): the cheap test skips most entries.
 _PHRASES = (
@@ -109,6 +146,43 @@ _PHRASES = (
         _NEW_ORDERS,
     ),
     ((("system", "developer", "user"), (":",)), _ROLE_PREFIX),
+    ((("approv", "authori", "allowed", "okayed", "consent", "signed"),), _PRIOR_APPROVAL),
+    (
+        (
+            (
+                "mention",
+                "tell",
+                "inform",
+                "notify",
+                "alert",
+                "warn",
+                "silently",
+                "secretly",
+                "covertly",
+                "quietly",
+            ),
+        ),
+        _COVERT,
+    ),
+    (
+        (
+            (
+                "mail",
+                "send",
+                "upload",
+                "post",
+                "forward",
+                "paste",
+                "leak",
+                "exfiltrat",
+                "transmit",
+                "share",
+                "curl",
+                "pipe",
+            ),
+        ),
+        _EXFILTRATE,
+    ),
 )
 
 # A character that is neither a letter, a digit, a space, a quote or a bracket: emoji,
