@@ -42,8 +42,11 @@ from tests.helpers import PROJECT
 # less the hand-edit exception that could not see a branch's desk (-142).
 LINES_CEILING = 17_316
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
-# of modules lower the line count; this one moves only when code does.
-CODE_LINES_CEILING = 11_381
+# of modules lower the line count; this one moves only when code does. Set at 11,381
+# on the runtime-file branch; +777 when the release's other work joined it (issue 44's
+# classes and the security review's fixes to them, issue 46's rules in full, stated
+# rules, rule candidates and the tidy listing, the cache's trust checks).
+CODE_LINES_CEILING = 12_158
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 
