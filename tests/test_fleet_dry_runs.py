@@ -14,6 +14,8 @@ import pytest
 
 from tests.fleet import Fleet, install, results, two_releases
 
+pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Fleet:
