@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,27 @@ settings.register_profile("thorough", max_examples=200)
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "start_early: the module takes a minute or more on one worker; the workers get it"
+        " before the short ones, so it is not the one still running when they are done",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The order xdist hands modules out in (addopts turns its own reordering off):
+    start_early modules first, then the modules with the most tests, as xdist would.
+    A module stays in one piece: its tests keep their order and stay together."""
+    tests_in = Counter(item.nodeid.split("::")[0] for item in items)
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("start_early") is None,
+            -tests_in[item.nodeid.split("::")[0]],
+        )
+    )
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.helpers import MEMORY, PROJECT, git, init_repo, replace_in, snapshot_template
+from tests.helpers import (
+    MEMORY,
+    PROJECT,
+    SKILL,
+    build_files,
+    copy_template,
+    git,
+    init_repo,
+    replace_in,
+    snapshot_template,
+)
 
 Seed = Callable[[Path], None]
 SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
@@ -33,6 +43,12 @@ TEAM_ROWS = {
     "semantic": "| deploy-target | deploys go to eu-west-1 | 2026-09-09 | verified | deploy-target.md |\n",
     "episodic": "| 2026-10-01 | deploy failed | migrations first | 2026-10-01-deploy.md |\n",
 }
+
+# A host's .gitignore that ignores everything under .agents/ but one skill.
+ALLOW_LIST = (
+    "node_modules/\n.agents/*\n!.agents/skills/\n.agents/skills/*\n"
+    "!.agents/skills/review/\n.agents/skills/review/*\n!.agents/skills/review/SKILL.md\n"
+)
 
 
 def release_v2(repo: Path) -> None:
@@ -130,3 +146,93 @@ def origin_file(origin: Path, path: str) -> bytes | None:
 
 def origin_files(origin: Path) -> list[str]:
     return git(origin, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
+
+
+def seeds(template: Path) -> dict[str, tuple]:
+    """name -> (seed function, default branch): one repository per situation."""
+
+    def at(ref: str, then=None):
+        def seed(work: Path) -> None:
+            copy_template(template, work, vcs_ref=ref)
+            if then:
+                then(work)
+
+        return seed
+
+    def fork_skill(work: Path) -> None:
+        replace_in(work / SKILL / "SKILL.md", "\n# eco-mem\n", "\n# eco-mem, our fork\n")
+
+    def team_memory(work: Path) -> None:
+        build_files(work, TEAM_MEMORY)
+        for drawer, row in TEAM_ROWS.items():
+            with (work / MEMORY / drawer / "INDEX.md").open("a", encoding="utf-8") as index:
+                index.write(row)
+
+    def files(content: dict[str, str]):
+        return lambda work: build_files(work, content)
+
+    other_answers = "_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
+    return {
+        "fresh": (files({}), "master"),
+        "agents-md": (files({"AGENTS.md": "# Team rules\n\nRun make test.\n"}), "master"),
+        "other-template": (files({".copier-answers.yml": other_answers}), "master"),
+        "allow-list": (
+            files({".gitignore": ALLOW_LIST, ".agents/skills/review/SKILL.md": "# review\n"}),
+            "master",
+        ),
+        "existing-skill": (files({".agents/skills/review/SKILL.md": "# review\n"}), "master"),
+        "main-branch": (files({}), "main"),
+        "at-v1": (at("v1.0.0"), "master"),
+        "at-v2": (at("v2.0.0"), "master"),
+        "forked-skill": (at("v1.0.0", fork_skill), "master"),
+        "team-memory": (at("v1.0.0", team_memory), "master"),
+        "deleted-index": (
+            at("v1.0.0", lambda work: (work / MEMORY / "episodic/INDEX.md").unlink()),
+            "master",
+        ),
+    }
+
+
+class Fleet:
+    """The origins seeds() describes plus one that cannot be cloned, their all-repos
+    config, and what each labelled run did."""
+
+    def __init__(self, root: Path, template: Path) -> None:
+        self.root, self.template = root, template
+        self.origins: dict[str, Path] = {}
+        for name, (seed, branch) in seeds(template).items():
+            self.origins[name] = make_origin(root, name, seed, branch)
+        # Listed, but nothing is there to clone.
+        self.origins["unclonable"] = root / "origins" / "unclonable.git"
+        self.config = write_config(root, {name: str(path) for name, path in self.origins.items()})
+        self.runs: dict[str, tuple] = {}
+
+    def run(self, label: str, module: str, *args: str, ci: bool = False, log: bool = True):
+        """Refresh the clones, run one program with a JSON report, keep what it did.
+
+        all-repos' log goes to LABEL.log beside the report, unless `log` is false."""
+        clone_all(self.config)
+        report = self.root / f"{label}.jsonl"
+        if log:
+            args = (*args, "--log", str(self.root / f"{label}.log"))
+        before = heads(self.origins)
+        result = run_module(module, "-C", str(self.config), "--report", str(report), *args, ci=ci)
+        outcomes = read_report(report)
+        self.runs[label] = (result, outcomes, before, heads(self.origins))
+        return self.runs[label]
+
+
+def install(fleet: Fleet) -> None:
+    """The install every later step of the story starts from: two jobs, and the `ci`
+    question answered through --data-file."""
+    answers = fleet.root / "answers.yml"
+    answers.write_text("ci: github-actions\n", encoding="utf-8")
+    fleet.run(
+        *("install", "eco_mem_fleet.install", "--template", str(fleet.template), "-j", "2"),
+        *("--data-file", str(answers)),
+    )
+
+
+def results(fleet: Fleet, label: str) -> dict[str, str]:
+    """The run LABEL's result per repository, from its report."""
+    return {repo: row["result"] for repo, row in fleet.runs[label][1].items()}

@@ -32,6 +32,8 @@ from tests.helpers import (
     snapshot_template,
 )
 
+pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+
 PAGES = ["README.md", *sorted(f"docs/{page.name}" for page in (PROJECT / "docs").glob("*.md"))]
 
 

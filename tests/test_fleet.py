@@ -2,29 +2,35 @@
 
 Twelve bare "origin" repositories are listed through all-repos' json_file
 source and cloned with all-repos-clone; the programs push with merge_to_master.
-One module-scoped fleet carries the whole story (the runs are the expensive
-part); every assertion reads the origins, the exit status or the JSON report.
+One module-scoped fleet carries the story (the runs are the expensive part);
+every assertion reads the origins, the exit status or the JSON report. The dry
+runs, which push nothing, run on a fleet of their own in tests/test_fleet_dry_runs.py,
+so that another xdist worker takes them while this one runs the story.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from eco_mem_fleet.versions import is_older
 from tests.fleet import (
+    ALLOW_LIST,
     TEAM_MEMORY,
     TEAM_ROWS,
+    Fleet,
     clone_all,
     heads,
+    install,
     make_origin,
     origin_file,
     origin_files,
     read_report,
+    results,
     run_module,
+    seeds,
     two_releases,
     write_config,
 )
@@ -33,21 +39,17 @@ from tests.helpers import (
     MEMORY,
     SKILL,
     assert_no_traceback,
-    build_files,
     change_runtime_module,
     copy_template,
     git,
-    replace_in,
     runtime_module,
 )
+
+pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
 
 INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.pyz", ANSWERS] + [
     f"{MEMORY}/{drawer}/INDEX.md" for drawer in ("working", "semantic", "episodic", "procedural")
 ]
-ALLOW_LIST = (
-    "node_modules/\n.agents/*\n!.agents/skills/\n.agents/skills/*\n"
-    "!.agents/skills/review/\n.agents/skills/review/*\n!.agents/skills/review/SKILL.md\n"
-)
 
 
 @pytest.fixture(scope="module")
@@ -55,93 +57,16 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return two_releases(tmp_path_factory.mktemp("fleet-template") / "eco-mem")
 
 
-def seeds(template: Path) -> dict[str, tuple]:
-    """name -> (seed function, default branch): one repository per situation."""
-
-    def at(ref: str, then=None):
-        def seed(work: Path) -> None:
-            copy_template(template, work, vcs_ref=ref)
-            if then:
-                then(work)
-
-        return seed
-
-    def fork_skill(work: Path) -> None:
-        replace_in(work / SKILL / "SKILL.md", "\n# eco-mem\n", "\n# eco-mem, our fork\n")
-
-    def team_memory(work: Path) -> None:
-        build_files(work, TEAM_MEMORY)
-        for drawer, row in TEAM_ROWS.items():
-            with (work / MEMORY / drawer / "INDEX.md").open("a", encoding="utf-8") as index:
-                index.write(row)
-
-    def files(content: dict[str, str]):
-        return lambda work: build_files(work, content)
-
-    other_answers = "_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
-    return {
-        "fresh": (files({}), "master"),
-        "agents-md": (files({"AGENTS.md": "# Team rules\n\nRun make test.\n"}), "master"),
-        "other-template": (files({".copier-answers.yml": other_answers}), "master"),
-        "allow-list": (
-            files({".gitignore": ALLOW_LIST, ".agents/skills/review/SKILL.md": "# review\n"}),
-            "master",
-        ),
-        "existing-skill": (files({".agents/skills/review/SKILL.md": "# review\n"}), "master"),
-        "main-branch": (files({}), "main"),
-        "at-v1": (at("v1.0.0"), "master"),
-        "at-v2": (at("v2.0.0"), "master"),
-        "forked-skill": (at("v1.0.0", fork_skill), "master"),
-        "team-memory": (at("v1.0.0", team_memory), "master"),
-        "deleted-index": (
-            at("v1.0.0", lambda work: (work / MEMORY / "episodic/INDEX.md").unlink()),
-            "master",
-        ),
-    }
-
-
-class Fleet:
-    def __init__(self, root: Path, template: Path) -> None:
-        self.root, self.template = root, template
-        self.origins: dict[str, Path] = {}
-        for name, (seed, branch) in seeds(template).items():
-            self.origins[name] = make_origin(root, name, seed, branch)
-        # Listed, but nothing is there to clone.
-        self.origins["unclonable"] = root / "origins" / "unclonable.git"
-        self.config = write_config(root, {name: str(path) for name, path in self.origins.items()})
-        self.runs: dict[str, tuple] = {}
-
-    def run(self, label: str, module: str, *args: str, ci: bool = False, log: bool = True):
-        """Refresh the clones, run one program with a JSON report, keep what it did.
-
-        all-repos' log goes to LABEL.log beside the report, unless `log` is false."""
-        clone_all(self.config)
-        report = self.root / f"{label}.jsonl"
-        if log:
-            args = (*args, "--log", str(self.root / f"{label}.log"))
-        before = heads(self.origins)
-        result = run_module(module, "-C", str(self.config), "--report", str(report), *args, ci=ci)
-        outcomes = read_report(report)
-        self.runs[label] = (result, outcomes, before, heads(self.origins))
-        return self.runs[label]
-
-
 @pytest.fixture(scope="module")
 def fleet(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
-    """The whole story, in order; tests below read what each step left."""
+    """The story, in order; tests below read what each step left. The dry runs start
+    from the same states in tests/test_fleet_dry_runs.py, on a fleet of their own."""
     fleet = Fleet(tmp_path_factory.mktemp("fleet"), template)
     fleet.team_before = {
         path: origin_file(fleet.origins["team-memory"], path)
         for path in [*TEAM_MEMORY, *(f"{MEMORY}/{d}/INDEX.md" for d in TEAM_ROWS)]
     }
-    fleet.run("install-dry", "eco_mem_fleet.install", "--template", str(template), "--dry-run")
-    answers = fleet.root / "answers.yml"
-    answers.write_text("ci: github-actions\n", encoding="utf-8")
-    fleet.run(
-        "install",
-        *("eco_mem_fleet.install", "--template", str(template), "-j", "2"),
-        *("--data-file", str(answers)),
-    )
+    install(fleet)
     fleet.run("install-again", "eco_mem_fleet.install", "--template", str(template), ci=True)
     clones = [str(fleet.root / "clones" / name) for name in ("at-v2", "fresh")]
     fleet.run(
@@ -149,18 +74,12 @@ def fleet(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Fleet:
         *("--repos", *clones),
         log=False,  # the default: a new log file in the temp folder
     )
-    upgrade = ("eco_mem_fleet.upgrade", "--template", str(template))
-    fleet.run("upgrade-dry", *upgrade, "--dry-run", "--diff", ci=True, log=False)
-    fleet.run("upgrade", *upgrade, "-j", "2")
+    fleet.run("upgrade", "eco_mem_fleet.upgrade", "--template", str(template), "-j", "2")
     clone_all(fleet.config)
     status = ("eco_mem_fleet.status", "-C", str(fleet.config), "--template", str(template))
     fleet.status_table = run_module(*status)
     fleet.status_json = run_module(*status, "--json")
     return fleet
-
-
-def results(fleet: Fleet, label: str) -> dict[str, str]:
-    return {repo: row["result"] for repo, row in fleet.runs[label][1].items()}
 
 
 def test_install_outcomes_exit_status_and_report(fleet: Fleet) -> None:
@@ -250,35 +169,6 @@ def test_an_allow_list_gitignore_still_gets_every_file_into_origin(fleet: Fleet)
     assert set(INSTALLED) <= set(origin_files(origin))
     gitignore = origin_file(origin, ".gitignore")
     assert gitignore.startswith(ALLOW_LIST.encode()) and b"# eco-mem:begin" in gitignore
-
-
-def test_dry_runs_push_nothing(fleet: Fleet) -> None:
-    for label, would in (("install-dry", "installed"), ("upgrade-dry", "upgraded")):
-        _, outcomes, before, after = fleet.runs[label]
-        assert before == after, label
-        dry = [row for row in outcomes.values() if row["result"] == "dry-run"]
-        assert dry and all(not row["pushed"] for row in dry)
-        assert all(f"would be {would}" in row["message"] for row in dry)
-    # What each repository would get, in its row.
-    fresh = fleet.runs["install-dry"][1]["fresh"]["message"]
-    assert "adds " in fresh and ".agents/ " in fresh, fresh
-    assert "changes " in fleet.runs["upgrade-dry"][1]["at-v1"]["message"]
-    assert results(fleet, "install-dry")["fresh"] == "dry-run"
-    assert results(fleet, "upgrade-dry")["at-v1"] == "dry-run"
-
-
-def test_diffs_go_to_the_log_unless_asked_for(fleet: Fleet) -> None:
-    quiet = fleet.runs["install-dry"][0]
-    assert "diff --git" not in quiet.stdout + quiet.stderr and "$ git" not in quiet.stdout
-    assert len(quiet.stdout.splitlines()) == len(fleet.origins) + 4  # header, rule, tally, log
-    log = (fleet.root / "install-dry.log").read_text(encoding="utf-8")
-    assert re.search(r"(?m)^ \.agents/skills/eco-mem/SKILL\.md +\| ", log)  # a --stat
-    assert "diff --git" not in log  # the whole diffs: --log-diffs
-    # --diff: all-repos' log on stdout as it runs, the summary after it, no log file.
-    shown = fleet.runs["upgrade-dry"][0]
-    assert "diff --git a/.agents/skills/eco-mem/SKILL.md" in shown.stdout
-    assert shown.stdout.index("diff --git") < shown.stdout.index("files in conflict")
-    assert "log (commands" not in shown.stdout
 
 
 def test_a_second_install_pushes_nothing(fleet: Fleet) -> None:

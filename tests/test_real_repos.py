@@ -32,6 +32,8 @@ from tests.helpers import (
     work_tree_bytes,
 )
 
+pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+
 IGNORE_STYLES = {
     "agents-allow-list": (
         ".agents/*\n!.agents/skills/\n.agents/skills/*\n!.agents/skills/review/\n"

@@ -37,6 +37,8 @@ from tests.helpers import (
     update_project,
 )
 
+pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+
 SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
 DURABLE = ("semantic", "episodic", "procedural")
 ALL_DRAWERS = ("working", *DURABLE)
