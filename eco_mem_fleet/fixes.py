@@ -30,7 +30,7 @@ HERE = Path(".")  # all-repos runs the fix with the scratch clone as working dir
 # `ops.py upgrade` lists each conflicted file on stderr as "  PATH: what to do".
 CONFLICT_LINE = re.compile(r"^  (\S.*?): ")
 # `eco_mem.pyz track` names each hiding rule on its own line: "SOURCE:LINE `PATTERN` hides PATH".
-HIDES_LINE = re.compile(r"^(?:eco_mem\.py \w+: )?(\S+:\d+ `.*` hides \S+)$")
+HIDES_LINE = re.compile(r"^(?:(?:eco_mem\.pyz?|ops\.py) [\w-]+: )?(\S+:\d+ `.*` hides \S+)$")
 
 
 def hiding_rules(stderr: str) -> str:

@@ -166,7 +166,8 @@ def test_the_whole_diffs_reach_the_log_only_when_asked(template: Path, tmp_path:
     assert result.returncode == 0 and rows["a"]["result"] == "installed"
     log = (tmp_path / "install.log").read_text(encoding="utf-8")
     assert "diff --git a/.agents/skills/eco-mem/SKILL.md" in log
-    assert log.count("\n") > 2000  # the whole skill: why it is not the default
+    # The whole skill, the SKILL.md and INDEX text line by line: why it is not the default.
+    assert log.count("\n") > 500
 
 
 def test_the_local_clone_keeps_the_origins_other_branches_for_the_next_scratch_clone(

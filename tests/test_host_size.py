@@ -40,7 +40,8 @@ from tests.helpers import PROJECT
 # +143 for security review F2 and F5: the write gate's orders that take the agent's
 # trust and its wider credential labels (+245), a desk's progress through revise (+40),
 # less the hand-edit exception that could not see a branch's desk (-142).
-LINES_CEILING = 17_316
+# +11 where the branches above met in one merge (their sums were taken apart).
+LINES_CEILING = 17_327
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
 # of modules lower the line count; this one moves only when code does. Set at 11,381
 # on the runtime-file branch; +777 when the release's other work joined it (issue 44's

@@ -3,6 +3,7 @@ merge driver, and `resolve`, all with real git (worktrees, clones, rebases)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, commit_all, git
+from tests.helpers import MEMORY, PROJECT, commit_all, git
 from tests.memory_helpers import SCRIPT, episode, fact, mem
 
 SEMANTIC = f"{MEMORY}/semantic/INDEX.md"
@@ -63,7 +64,16 @@ BRANCHES = [f"agent-{number}" for number in range(1, 9)]
 
 
 def slug(title: str) -> str:
-    return "-".join("".join(c if c.isalnum() else " " for c in title.lower()).split())
+    """The file name `new` gives a title: the runtime's own rule (store/shapes.py)."""
+    return _slugify()(title)
+
+
+@functools.cache
+def _slugify():
+    sys.path.insert(0, str(PROJECT / "runtime"))  # as the `ecomem` fixture does
+    from ecomem.store.shapes import slugify
+
+    return slugify
 
 
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
