@@ -15,6 +15,30 @@ import sys
 ARCHIVE = os.path.dirname(os.path.abspath(__file__))
 
 
+# A standard stream the caller closed (`>&-`) gets the null device in its place before
+# anything opens a file: else the lock or an entry would take the free descriptor and
+# receive output meant for that stream, ours or a git subprocess's.
+for fd in (0, 1, 2):
+    try:
+        os.fstat(fd)
+    except OSError:
+        os.open(os.devnull, os.O_RDWR)  # takes the lowest free descriptor: this one
+
+
+# Our modules stand after the standard library, never before it: Python put the runtime
+# file (or, run from the source, runtime/) first on sys.path, and a module in it could
+# then shadow a standard one for every import below. The archive's own top-level modules
+# (_eco_mem_resolve, _eco_mem_unpack) are found at the end.
+if sys.path and sys.path[0] and os.path.abspath(sys.path[0]) == ARCHIVE:
+    del sys.path[0]
+sys.path.append(ARCHIVE)
+
+if __name__ == "__main__" and sys.argv[1:2] == ["resolve"]:
+    from _eco_mem_resolve import resolve_from_the_git_dir
+
+    sys.exit(resolve_from_the_git_dir(ARCHIVE, sys.argv[2:]))
+
+
 def _cache_base():
     """The user's cache folder, or None: XDG_CACHE_HOME only when absolute (the XDG spec
     says to ignore a relative one; taken as is, it would put the cache in the working
@@ -32,39 +56,10 @@ CACHE = ("eco-mem", "runtime")  # the folders under CACHE_BASE that hold the unp
 MANIFEST = ".unpacked"
 
 
-# A standard stream the caller closed (`>&-`) gets the null device in its place before
-# anything opens a file: else the lock or an entry would take the free descriptor and
-# receive output meant for that stream, ours or a git subprocess's.
-for fd in (0, 1, 2):
-    try:
-        os.fstat(fd)
-    except OSError:
-        os.open(os.devnull, os.O_RDWR)  # takes the lowest free descriptor: this one
-
-
-def _sha256(data):
-    """hashlib's sha256 without hashlib: it loads OpenSSL, which costs more than hashing."""
-    try:
-        from _sha2 import sha256  # Python 3.12+
-    except ImportError:
-        try:
-            from _sha256 import sha256
-        except ImportError:
-            from hashlib import sha256
-    return sha256(data).hexdigest()
-
-
-def unpacked(archive, base):
-    """The folder the archive's package runs from: `base/eco-mem/runtime/<sha256 of the
-    archive>/`, unpacked there once, compiled and frozen (built in a temporary sibling,
-    then renamed; a process that loses the race to another removes its own). zipimport
-    compiles every module on every run and keeps no bytecode; unpacked, the bytecode
-    lies beside the modules, in that same folder, never in the host.
-
-    Every run trusts the folder only as its own unpacking left it (_frozen): no link from
-    `eco-mem` down, every folder the user's and closed to others, no entry writable, and
-    the tree exactly its manifest. Else the folder is unpacked anew (when it is the
-    user's own) or the archive itself runs, only slower. None when that is so."""
+def _cache_folder(base):
+    """`base/eco-mem/runtime`, made if need be, or None where it cannot be trusted: the
+    base the user's or root's and closed to others (or sticky), each folder below it a
+    real folder (no link) of the user's that nobody else can write."""
     if base is None or not hasattr(os, "getuid"):
         return None
     try:
@@ -72,11 +67,6 @@ def unpacked(archive, base):
     except OSError:
         return None
     if not _safe_base(base):
-        return None
-    try:
-        with open(archive, "rb") as handle:
-            data = handle.read()
-    except OSError:
         return None
     runtime = base
     for name in CACHE:
@@ -87,42 +77,70 @@ def unpacked(archive, base):
             return None
         if not _own_folder(runtime, 0o022):
             return None
-    folder = os.path.join(runtime, _sha256(data))
-    if _frozen(folder):
-        return folder
-    import io  # only to unpack: a second call pays for none of these
-    import tempfile
-    import zipfile
+    return runtime
 
-    if os.path.lexists(folder) and not _own_folder(folder, 0):
-        return None  # a link or another's: never followed, never removed
-    building = None
+
+def _identity(info):
+    """The runtime file as os.stat sees it: a file rewritten, replaced or checked out anew
+    has another inode or ctime (no call sets a ctime back)."""
+    return f"{info.st_dev}-{info.st_ino} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns}"
+
+
+def _seen_name(runtime, info):
+    return os.path.join(runtime, f".seen-{info.st_dev}-{info.st_ino}")
+
+
+def _seen(runtime, info):
+    """The sha256 an earlier run hashed this very file to (its `.seen-` record in the
+    cache), or "": then it is hashed again. Never on a filesystem whose timestamps are
+    whole seconds, where two versions written within one second could look the same."""
+    if not info.st_ctime_ns % 1_000_000_000:
+        return ""
     try:
-        # Damaged or tampered with: set aside. Checked again, as a process racing this
-        # one may have just renamed a whole tree into place, which others already run.
-        if os.path.lexists(folder):
-            if _frozen(folder):
-                return folder
-            aside = tempfile.mkdtemp(prefix=".discarded-", dir=runtime)
-            try:
-                os.rename(folder, os.path.join(aside, "tree"))
-            finally:
-                _discard(aside)
-        building = tempfile.mkdtemp(prefix=".unpacking-", dir=runtime)
-        with zipfile.ZipFile(io.BytesIO(data)) as packed:
-            packed.extractall(building)
-        _compile_and_freeze(building, folder)
-        try:
-            os.rename(building, folder)
-            building = None
-        except OSError:  # another process unpacked it first: use theirs
-            pass
-    except (OSError, zipfile.BadZipFile, SyntaxError, ValueError):
+        with open(_seen_name(runtime, info), encoding="utf-8") as handle:
+            identity, _, digest = handle.read(200).strip().rpartition(" ")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return digest if identity == _identity(info) and len(digest) == 64 else ""
+
+
+# The runtime file's identity (_identity) and sha256, once it was hashed or found by
+# its `.seen-` record: verify's runtime.hash check reads it (known_digest) instead of
+# hashing the same 0.7 MB again.
+SEEN = {}
+
+
+def known_digest(path):
+    """The sha256 of the runtime file at `path` when it is the very file this run was
+    started from, unchanged since, and its hash is known; else ""."""
+    try:
+        if not os.path.samefile(path, ARCHIVE):
+            return ""
+        return SEEN.get(_identity(os.stat(path)), "")
+    except OSError:
+        return ""
+
+
+def _runtime_folder():
+    """The frozen tree of this runtime file in the user's cache, unpacked by the first
+    run (_eco_mem_unpack), or None: then the file itself runs, only slower. A later run
+    finds the tree by the file's `.seen-` record and checks it (_frozen), no more."""
+    if not os.path.isfile(ARCHIVE):
+        return None  # run from the source: runtime/ itself
+    runtime = _cache_folder(CACHE_BASE)
+    if runtime is None:
         return None
-    finally:
-        if building:
-            _discard(building)
-    return folder if _frozen(folder) else None
+    try:
+        info = os.stat(ARCHIVE)
+    except OSError:
+        return None
+    digest = _seen(runtime, info)
+    if digest and _frozen(os.path.join(runtime, digest)):
+        SEEN[_identity(info)] = digest
+        return os.path.join(runtime, digest)
+    from _eco_mem_unpack import unpacked
+
+    return unpacked(ARCHIVE, runtime, info)
 
 
 def _safe_base(base):
@@ -177,147 +195,11 @@ def _frozen(folder):
         return False
 
 
-def _compile_and_freeze(building, folder):
-    """Compile every module beside its source (as `folder`'s, for tracebacks), then take
-    every write bit away and record the manifest: from here on the tree only runs."""
-    import py_compile
-
-    tag = sys.implementation.cache_tag
-    for inner, _, files in os.walk(building):
-        for name in files:
-            if tag and name.endswith(".py"):
-                source = os.path.join(inner, name)
-                shown = os.path.join(folder, os.path.relpath(source, building))
-                cache = os.path.join(inner, "__pycache__", f"{name[:-3]}.{tag}.pyc")
-                py_compile.compile(source, cache, shown, doraise=True)
-    for inner, subfolders, files in os.walk(building, topdown=False):
-        for name in files:
-            os.chmod(os.path.join(inner, name), 0o400)
-        for name in subfolders:
-            os.chmod(os.path.join(inner, name), 0o500)
-    lines = []
-    for inner, subfolders, files in os.walk(building):
-        for name in subfolders + files:
-            path = os.path.join(inner, name)
-            relative = os.path.relpath(path, building).replace(os.sep, "/")
-            lines.append(f"{relative}\t{_state(os.lstat(path))}\n")
-    manifest = os.path.join(building, MANIFEST)
-    with open(manifest, "w", encoding="utf-8") as handle:
-        handle.write("".join(lines))
-    os.chmod(manifest, 0o400)
-    os.chmod(building, 0o500)
-
-
-def _discard(path):
-    """Remove a tree of ours that is read-only: its folders opened to the user first
-    (os.walk descends into no link)."""
-    import shutil
-
-    for inner, _, _ in os.walk(path):
-        try:
-            os.chmod(inner, 0o700)
-        except OSError:
-            break  # not ours to open: rmtree removes what it can
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def _runtime_path():
-    """Where `ecomem` is imported from, put on sys.path after the standard library.
-
-    Python puts the archive first on sys.path; take it out, so our package never stands
-    before the standard library (a file in it, or run from the source a host file, could
-    shadow a stdlib module for every import below). Then the unpacked folder, whose
-    bytecode was compiled when it was unpacked (PYTHONDONTWRITEBYTECODE keeps caches out
-    of source trees; this folder is a cache), or the archive itself when that cannot be
-    had."""
-    first = sys.path[0] if sys.path else ""
-    if first and os.path.abspath(first) == ARCHIVE:
-        del sys.path[0]
-    where = ARCHIVE
-    if os.path.isfile(ARCHIVE):
-        where = unpacked(ARCHIVE, CACHE_BASE) or ARCHIVE
-    sys.path.append(where)
-
-
-def resolve_from_the_git_dir(args):
-    """`resolve` finishes a merge that stopped, when the work tree holds what the incoming
-    commits put there, this package among them. So it runs the copy of the merge code that
-    `track` keeps in the git dir (`<common git dir>/eco-mem/resolve.py`), found here with
-    the standard library alone, before any module of the work tree is imported: only this
-    file runs from the tree. No copy is an error, never a reason to run the tree's."""
-    import subprocess
-
-    start = os.path.dirname(ARCHIVE)  # the runtime's folder as typed, links kept: its repository
-    if args[:1] == ["--root"] and len(args) > 1:
-        start, args = args[1], args[2:]
-    top = os.path.abspath(start)
-    while not os.path.lexists(os.path.join(top, ".git")) and os.path.dirname(top) != top:
-        top = os.path.dirname(top)
-    git_dir = os.path.join(top, ".git")
-    if not os.path.isdir(git_dir):  # a linked worktree or a submodule: "gitdir: PATH"
-        pointer = _small(git_dir)
-        if not pointer.startswith("gitdir:"):
-            print(f"eco_mem.pyz resolve: {start} is not inside a git work tree", file=sys.stderr)
-            return 2
-        git_dir = os.path.join(top, pointer[len("gitdir:") :].strip())
-    common = os.path.join(git_dir, _small(os.path.join(git_dir, "commondir")))
-    unsafe = _reachable_by_a_commit(top, common)
-    if unsafe:
-        print(f"eco_mem.pyz resolve: {unsafe}; nothing was merged", file=sys.stderr)
-        return 2
-    launcher = os.path.join(common, "eco-mem", "resolve.py")
-    if not _is_plain(launcher, stat.S_ISREG):
-        print(
-            "eco_mem.pyz resolve: this clone keeps no copy of the merge code in its git dir;"
-            " abort the merge, run `eco_mem.pyz track` on your own branch, then merge again",
-            file=sys.stderr,
-        )
-        return 2
-    # -I: no PYTHONPATH, user site or current folder; -S: no .pth files.
-    return subprocess.call([sys.executable, "-I", "-S", launcher, *args], cwd=top)
-
-
-def _reachable_by_a_commit(top, common):
-    """Why `common/eco-mem` may hold what a commit put there, or "" when it cannot.
-
-    git_home.py's safe_home, in this file's words: the entry imports nothing of the
-    work tree before the handover. The common git dir must lie outside the work tree
-    or in its own `.git` folder (not a link), and `eco-mem` in it be a folder, not a
-    link: a committed `.claude/skills -> ../.git` once rendered `.git/eco-mem` as a
-    link into the tracked skill, where a branch writes the `resolve.py` run here."""
-    real_top = os.path.realpath(top)
-    inside = os.path.relpath(os.path.realpath(common), real_top).split(os.sep)
-    if inside[0] != os.pardir and not (
-        inside[0] == ".git" and _is_plain(os.path.join(top, ".git"), stat.S_ISDIR)
-    ):
-        return f"the git dir of {top} lies inside its work tree, not in .git"
-    home = os.path.join(common, "eco-mem")
-    if os.path.lexists(home) and not _is_plain(home, stat.S_ISDIR):
-        return f"{home} is a link or not a folder (a link into .git rendered it?); delete it"
-    return ""
-
-
-def _is_plain(path, kind):
-    """Whether `path` itself (never a link) exists and is of `kind` (stat.S_ISDIR, S_ISREG)."""
-    try:
-        return kind(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _small(path):
-    """A small file git keeps (a `gitdir:` pointer, `commondir`), stripped; "" if unreadable."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(4096).strip()
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
-if __name__ == "__main__" and sys.argv[1:2] == ["resolve"]:
-    sys.exit(resolve_from_the_git_dir(sys.argv[2:]))
-
-_runtime_path()  # after the handover above: `resolve` never imports the tree's package
+# Our package runs from the unpacked tree, whose bytecode was compiled when it was
+# unpacked (PYTHONDONTWRITEBYTECODE keeps caches out of source trees; this is a cache).
+_tree = _runtime_folder()
+if _tree:
+    sys.path[sys.path.index(ARCHIVE)] = _tree
 
 if __name__ == "__main__" and sys.argv[1:] == ["context"]:
     # A harness hook at session start (commands/context.py): no argument parser, and

@@ -113,7 +113,10 @@ def test_the_runtime_unpacks_once_per_hash_and_keeps_its_bytecode_there(
     assert mem(rendered, "verify", env=env).returncode == 0
     digest = hashlib.sha256((rendered / SKILL / "scripts" / HOST_RUNTIME).read_bytes()).hexdigest()
     home = cache / "eco-mem" / "runtime"
-    assert [path.name for path in home.iterdir()] == [digest]  # no temp folder left
+    # The tree, and the record of the file it came from: no temporary folder left.
+    record, tree = sorted(home.iterdir())
+    assert record.name.startswith(".seen-") and tree.name == digest
+    assert record.read_text().split()[-1] == digest
     compiled = list((home / digest).rglob("*.pyc"))
     assert compiled
     before = {path: path.stat().st_mtime_ns for path in compiled}

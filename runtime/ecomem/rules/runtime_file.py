@@ -10,6 +10,7 @@ behind, or one a branch added) and that a host's tools would lint. Verify names 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from .. import protocol
@@ -41,7 +42,7 @@ def runtime_file_findings(root: Path) -> list[Finding]:
             )
             findings.append(Finding(runtime_path, 0, "runtime.hash", ERROR, message))
     else:
-        actual = _sha256(scripts / RUNTIME)
+        actual = _running_digest(scripts / RUNTIME) or _sha256(scripts / RUNTIME)
         if actual != recorded[0]:
             findings.append(
                 Finding(
@@ -65,6 +66,13 @@ def runtime_file_findings(root: Path) -> list[Finding]:
 
 def _is_sha256(text: str) -> bool:
     return len(text) == 64 and all(char in "0123456789abcdef" for char in text)
+
+
+def _running_digest(path: Path) -> str:
+    """The entry's hash of `path` when it is the runtime file this run started from,
+    unchanged since (__main__.py's known_digest), else "": the entry hashed it already."""
+    known = getattr(sys.modules.get("__main__"), "known_digest", None)
+    return known(path) if callable(known) else ""
 
 
 def _sha256(path: Path) -> str:
