@@ -25,18 +25,49 @@ for fd in (0, 1, 2):
         os.open(os.devnull, os.O_RDWR)  # takes the lowest free descriptor: this one
 
 
-# Our modules stand after the standard library, never before it: Python put the runtime
-# file (or, run from the source, runtime/) first on sys.path, and a module in it could
-# then shadow a standard one for every import below. The archive's own top-level modules
-# (_eco_mem_resolve, _eco_mem_unpack) are found at the end.
-if sys.path and sys.path[0] and os.path.abspath(sys.path[0]) == ARCHIVE:
-    del sys.path[0]
-sys.path.append(ARCHIVE)
+def _standard_library(path):
+    """The entries of `path` (sys.path) that hold the standard library: absolute folders
+    under the interpreter's own prefixes, no site-packages or dist-packages among them.
+
+    The runtime imports nothing else. Everything else on sys.path is a folder a repository
+    can fill: the current folder, PYTHONPATH, an editable install's project root added by a
+    `.pth` file. A module there named like ours (`ecomem`, `_eco_mem_unpack`) or like a
+    standard one would run in place of the release's code."""
+    prefixes = {
+        os.path.join(os.path.abspath(p), "") for p in (sys.base_prefix, sys.base_exec_prefix)
+    }
+    kept = []
+    for entry in path:
+        parts = entry.split(os.sep)
+        if not os.path.isabs(entry) or "site-packages" in parts or "dist-packages" in parts:
+            continue
+        if any(os.path.join(entry, "").startswith(prefix) for prefix in prefixes):
+            kept.append(entry)
+    return kept
+
+
+# Python put the runtime file (or, run from the source, runtime/) first on sys.path; our
+# package is found after the standard library instead, and nothing else is.
+sys.path[:] = [*_standard_library(sys.path), ARCHIVE]
+
+
+def _from_the_archive(name):
+    """One of the archive's own top-level modules (_eco_mem_resolve, _eco_mem_unpack),
+    loaded from the archive by its path, never a module of that name found elsewhere."""
+    from importlib.machinery import PathFinder
+    from importlib.util import module_from_spec
+
+    spec = PathFinder.find_spec(name, [ARCHIVE])
+    if spec is None:
+        raise ImportError(f"{ARCHIVE} holds no {name}", name=name)
+    module = sys.modules[name] = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 if __name__ == "__main__" and sys.argv[1:2] == ["resolve"]:
-    from _eco_mem_resolve import resolve_from_the_git_dir
-
-    sys.exit(resolve_from_the_git_dir(ARCHIVE, sys.argv[2:]))
+    handover = _from_the_archive("_eco_mem_resolve")
+    sys.exit(handover.resolve_from_the_git_dir(ARCHIVE, sys.argv[2:]))
 
 
 def _cache_base():
@@ -80,6 +111,16 @@ def _cache_folder(base):
     return runtime
 
 
+def _opened_stat(path):
+    """os.stat of `path` through an open descriptor: on NFS, opening refreshes what a
+    plain stat may take from a cache up to a minute old."""
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        return os.fstat(handle)
+    finally:
+        os.close(handle)
+
+
 def _identity(info):
     """The runtime file as os.stat sees it: a file rewritten, replaced or checked out anew
     has another inode or ctime (no call sets a ctime back)."""
@@ -92,16 +133,14 @@ def _seen_name(runtime, info):
 
 def _seen(runtime, info):
     """The sha256 an earlier run hashed this very file to (its `.seen-` record in the
-    cache), or "": then it is hashed again. Never on a filesystem whose timestamps are
-    whole seconds, where two versions written within one second could look the same."""
-    if not info.st_ctime_ns % 1_000_000_000:
-        return ""
+    cache), or "": then it is hashed again."""
     try:
         with open(_seen_name(runtime, info), encoding="utf-8") as handle:
             identity, _, digest = handle.read(200).strip().rpartition(" ")
     except (OSError, UnicodeDecodeError):
         return ""
-    return digest if identity == _identity(info) and len(digest) == 64 else ""
+    named = len(digest) == 64 and not digest.strip("0123456789abcdef")
+    return digest if named and identity == _identity(info) else ""
 
 
 # The runtime file's identity (_identity) and sha256, once it was hashed or found by
@@ -116,7 +155,7 @@ def known_digest(path):
     try:
         if not os.path.samefile(path, ARCHIVE):
             return ""
-        return SEEN.get(_identity(os.stat(path)), "")
+        return SEEN.get(_identity(_opened_stat(path)), "")
     except OSError:
         return ""
 
@@ -131,16 +170,14 @@ def _runtime_folder():
     if runtime is None:
         return None
     try:
-        info = os.stat(ARCHIVE)
+        info = _opened_stat(ARCHIVE)
     except OSError:
         return None
     digest = _seen(runtime, info)
     if digest and _frozen(os.path.join(runtime, digest)):
         SEEN[_identity(info)] = digest
         return os.path.join(runtime, digest)
-    from _eco_mem_unpack import unpacked
-
-    return unpacked(ARCHIVE, runtime, info)
+    return _from_the_archive("_eco_mem_unpack").unpacked(ARCHIVE, runtime, info)
 
 
 def _safe_base(base):

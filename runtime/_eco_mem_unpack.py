@@ -10,6 +10,7 @@ import io
 import os
 import sys
 import tempfile
+import time
 import zipfile
 
 _entry = sys.modules["__main__"]
@@ -37,7 +38,14 @@ def _same_file(now, seen):
 
 def _record_seen(runtime, seen, digest):
     """Write the `.seen-` record the entry reads (_entry._seen): by temporary file and
-    rename, read-only. A record that cannot be written only costs the next run a hash."""
+    rename, read-only. A record that cannot be written only costs the next run a hash.
+
+    Only for a file whose ctime is at least two seconds old (as git's index treats a file
+    changed within its own timestamp): a later rewrite of the same inode then has a later
+    ctime, even where the kernel's clock moves in ticks or the filesystem keeps whole or
+    even seconds."""
+    if time.time_ns() - seen.st_ctime_ns < 2_000_000_000:  # or a ctime in the future
+        return
     name = _entry._seen_name(runtime, seen)
     try:
         handle, temp = tempfile.mkstemp(prefix=".recording-", dir=runtime)

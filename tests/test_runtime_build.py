@@ -219,6 +219,26 @@ def test_a_file_changed_in_the_cache_is_never_run(rendered: Path, tmp_path: Path
     assert not added.exists()
 
 
+def test_no_module_outside_the_release_runs_in_its_place(rendered: Path, tmp_path: Path) -> None:
+    """A folder a repository fills can stand on sys.path (PYTHONPATH, the current folder
+    through an empty PYTHONPATH entry, an editable install's `.pth`) and hold modules named
+    like the runtime's own or like standard ones. The runtime imports only the standard
+    library and its own file: none of them runs, neither on a first call (the unpacking)
+    nor a later one, nor in `resolve`'s handover (security review of the cache record)."""
+    elsewhere = tmp_path / "elsewhere"
+    for name in ("_eco_mem_resolve.py", "_eco_mem_unpack.py", "ecomem/__init__.py"):
+        build_files(elsewhere, {name: PLANTED})
+    build_files(elsewhere, {"tempfile.py": PLANTED, "zipfile.py": PLANTED})
+    env = {**_cache_env(tmp_path, tmp_path / "cache"), "PYTHONPATH": f"{elsewhere}{os.pathsep}"}
+    for args in (("find", "anything"), ("find", "anything"), ("verify",), ("resolve",)):
+        done = mem(rendered, *args, env=env)
+        assert "PLANTED" not in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr, (args, done.stderr)
+    build_files(rendered, {"_eco_mem_resolve.py": PLANTED, "_eco_mem_unpack.py": PLANTED})
+    done = mem(rendered, "resolve", env={**env, "PYTHONPATH": os.pathsep})  # "" = the cwd
+    assert "PLANTED" not in done.stderr, done.stderr
+
+
 def test_a_linked_or_shared_cache_folder_is_not_followed(rendered: Path, tmp_path: Path) -> None:
     """A link anywhere from the cache's `eco-mem` down, or a folder others may write,
     is never run from; the archive runs instead, and the link is left as it was."""
