@@ -10,6 +10,8 @@ and the removed code listed once in the diff.
 
 from __future__ import annotations
 
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -152,3 +154,51 @@ def test_what_host_tools_left_in_the_old_scripts_breaks_neither_upgrade_nor_veri
     assert {name: after.get(name) for name in memory} == memory
     verify = run_script(dst, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def named_command(said: str) -> list[str]:
+    """The command a one-line refusal ends with, between backticks, as words (the
+    hiding rule before it is quoted the same way)."""
+    return shlex.split(said.split("`")[-2])
+
+
+def test_every_command_an_upgrade_refusal_names_runs_in_a_source_tree_install(
+    template: Path, dst: Path
+) -> None:
+    """A v0.4.1 host holds scripts/eco_mem.py, not the runtime file: a refusal that named
+    `eco_mem.pyz track` sent the operator to a file that is not there (found on httpx,
+    where `.claude/` is ignored for personal settings). The command named must run, and
+    after it and a commit the upgrade must go through with every memory byte kept."""
+    memory = install_v041_with_memory(template, dst)
+    with (dst / ".gitignore").open("a", encoding="utf-8") as ignore:
+        ignore.write(".claude/\n")  # personal Claude Code settings, hidden after the install
+    commit_all(dst, "keep personal .claude/ settings out of git")
+
+    refused = run_ops(dst, "upgrade", "--template", str(template), "--vcs-ref", "v0.5.0")
+
+    said = refused.stdout + refused.stderr
+    assert refused.returncode == 2 and "`" in said, said
+    assert_no_traceback(refused)
+    tracked = subprocess.run(named_command(said), cwd=dst, capture_output=True, text=True)
+    assert tracked.returncode == 0, tracked.stdout + tracked.stderr
+    commit_all(dst, "eco-mem: keep its files in git")
+    upgraded = run_ops(dst, "upgrade", "--vcs-ref", "v0.5.0")
+    assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
+    after = memory_bytes(dst)
+    assert {name: after.get(name) for name in memory} == memory
+
+
+def test_uninstall_takes_out_the_workflows_of_a_source_tree_install(
+    template: Path, dst: Path
+) -> None:
+    """The CI workflows a v0.4.1 install rendered run `scripts/eco_mem.py`: uninstall kept
+    them, and the host's CI then ran a script the uninstall had deleted."""
+    copy_template(template, dst, vcs_ref="v0.4.1", ci="github-actions")
+    workflows = sorted((dst / ".github" / "workflows").glob("eco-mem*.yml"))
+    assert len(workflows) == 2 and all("eco_mem.py " in w.read_text() for w in workflows)
+    commit_all(dst, "eco-mem v0.4.1 with CI")
+
+    removed = run_ops(dst, "uninstall")
+
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert not [w for w in workflows if w.exists()]
