@@ -10,6 +10,7 @@ and the removed code listed once in the diff.
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 from pathlib import Path
@@ -202,3 +203,34 @@ def test_uninstall_takes_out_the_workflows_of_a_source_tree_install(
 
     assert removed.returncode == 0, removed.stdout + removed.stderr
     assert not [w for w in workflows if w.exists()]
+
+
+def test_a_desk_from_before_the_record_of_writes_is_named_until_adopted(
+    template: Path, dst: Path
+) -> None:
+    """v0.4.1 kept no record of what a clone's memory commands wrote, so after the upgrade
+    its open desk is named, never shown, until `adopt` takes it back (docs/updating.md
+    says so, and how); its bytes are not touched on the way."""
+    install_v041_with_memory(template, dst)
+    # A clone of a team's repository: its default branch is origin's (a repository with
+    # no remote holds only what was made in it, and names nothing).
+    origin = dst.parent / "origin.git"
+    git(dst.parent, "clone", "-q", "--bare", str(dst), str(origin))
+    git(dst, "remote", "add", "origin", str(origin))
+    git(dst, "fetch", "-q", "origin")
+    git(dst, "remote", "set-head", "origin", "--auto")
+    opened = run_script(dst, "new", "working", "--title", "Port the parser", "--goal", "3.13")
+    assert opened.returncode == 0, opened.stdout + opened.stderr
+    desk = dst / MEMORY / "working" / "port-the-parser.md"
+    before = desk.read_bytes()
+    upgraded = run_ops(dst, "upgrade", "--template", str(template), "--vcs-ref", "v0.5.0")
+    assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
+
+    named = run_script(dst, "context").stdout
+    assert "desk `port-the-parser`" in named and "Goal" not in named, named
+    shown = run_script(dst, "adopt", "port-the-parser", "--json")
+    token = json.loads(shown.stdout)["token"]
+    taken = run_script(dst, "adopt", "port-the-parser", "--take", token)
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    assert "desk `port-the-parser`" not in run_script(dst, "context").stdout
+    assert desk.read_bytes() == before
