@@ -175,7 +175,8 @@ def summary(outcomes: Sequence[Outcome]) -> str:
     if advised:
         tally += f"; {advised} with a to-do for you in the note"
     headers = ("repo", "action", "from -> to", "result", "files in conflict", "note")
-    return table(headers, rows) + f"\n{len(outcomes)} repositories: {tally or 'none'}"
+    counted = f"{len(outcomes)} {'repository' if len(outcomes) == 1 else 'repositories'}"
+    return table(headers, rows) + f"\n{counted}: {tally or 'none'}"
 
 
 def write_jsonl(path: str, outcomes: Sequence[Outcome]) -> None:

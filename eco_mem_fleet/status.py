@@ -62,6 +62,9 @@ from eco_mem_fleet.versions import (
     unreadable,
 )
 
+# --host-checks in a repository with no pre-commit config: nothing ran, and "ok" says so.
+NO_HOOKS = f"no host hooks: no {PRE_COMMIT_CONFIG}"
+
 
 @dataclasses.dataclass
 class RepoStatus:
@@ -77,7 +80,8 @@ class RepoStatus:
     entries: dict[str, int] | None = None
     findings: dict[str, int] | None = None
     load_bytes: int | None = None
-    # The repository's own checks over eco-mem's files (host_checks.py): "" when it has none.
+    # The repository's own checks over eco-mem's files (host_checks.py): "" when not asked
+    # for, NO_HOOKS when asked for where the repository has no hooks.
     host_checks: str = ""
 
     @property
@@ -114,7 +118,9 @@ class RepoStatus:
         if self.verify_exit != 0:
             return f"verify exit {self.verify_exit}"
         # A check asked for and not run proves nothing: not "ok" (the operator asked).
-        return self.host_checks if self.unchecked else "ok"
+        if self.unchecked:
+            return self.host_checks
+        return f"ok ({NO_HOOKS})" if self.host_checks == NO_HOOKS else "ok"
 
     def as_json(self) -> dict:
         return {**dataclasses.asdict(self), "ok": self.ok}
@@ -239,7 +245,10 @@ def judge_host_checks(status: RepoStatus, path: str, answers: dict, options: dic
     """Run the repository's own checks over eco-mem's files; one that fails makes the
     repository not ok (`host-checks-fail: NAME`). A hook may rewrite files: the clone
     is put back at its origin's tip afterwards, as refresh leaves it."""
-    if not options.get("host_checks") or not (Path(path) / PRE_COMMIT_CONFIG).is_file():
+    if not options.get("host_checks"):
+        return
+    if not (Path(path) / PRE_COMMIT_CONFIG).is_file():
+        status.host_checks = NO_HOOKS  # asked for, and there is nothing to run: say so
         return
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-checks.") as home:
         env = clean_environment(home)

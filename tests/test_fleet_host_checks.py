@@ -80,9 +80,14 @@ repos:
 """
 
 
+# A repository without pre-commit (httpx, say): --host-checks has nothing to run there.
+NO_CONFIG = ""
+
+
 def seeded(config: str):
     def seed(work: Path) -> None:
-        (work / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+        if config != NO_CONFIG:
+            (work / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
 
     return seed
 
@@ -147,7 +152,9 @@ def test_install_pushes_only_what_passes_the_hosts_pre_commit(
 def test_status_never_calls_a_repository_whose_host_checks_did_not_run_ok(
     template: Path, tmp_path: Path
 ) -> None:
-    _origins, config = fleet_of(tmp_path, {"uncached": NOT_CACHED, "passes": PASSES})
+    _origins, config = fleet_of(
+        tmp_path, {"uncached": NOT_CACHED, "passes": PASSES, "nohooks": NO_CONFIG}
+    )
     installed = run("install", template, tmp_path, config, checks=False)
     assert installed.returncode == 0, installed.stdout + installed.stderr
 
@@ -158,11 +165,17 @@ def test_status_never_calls_a_repository_whose_host_checks_did_not_run_ok(
     assert result.returncode == 1 and repos["passes"]["ok"] is True, result.stdout
     assert repos["uncached"]["ok"] is False
     assert repos["uncached"]["host_checks"].startswith("unchecked: pre-commit not run")
-    assert "1 of 2 repositories ok, 1 unchecked" in table.stdout
+    assert "2 of 3 repositories ok, 1 unchecked" in table.stdout
     assert "unchecked: pre-commit not run: hooks not cached" in table.stdout
-    # Not asked for, nothing is claimed either way: both are ok on eco-mem's own checks.
+    # No hooks at all: ok, and the row says nothing ran rather than a bare "ok".
+    assert repos["nohooks"]["ok"] is True
+    assert repos["nohooks"]["host_checks"] == "no host hooks: no .pre-commit-config.yaml"
+    nohooks_line = next(line for line in table.stdout.splitlines() if line.startswith("nohooks"))
+    assert nohooks_line.endswith("ok (no host hooks: no .pre-commit-config.yaml)"), nohooks_line
+    # Not asked for, nothing is claimed either way: all are ok on eco-mem's own checks.
     plain = run("status", template, tmp_path, config, checks=False)
-    assert plain.returncode == 0 and "2 of 2 repositories ok" in plain.stdout, plain.stdout
+    assert plain.returncode == 0 and "3 of 3 repositories ok" in plain.stdout, plain.stdout
+    assert "no host hooks" not in plain.stdout
 
 
 # A config with its own top-level exclude: ops.py blocks adds none, and says what to join.

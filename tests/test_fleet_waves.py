@@ -75,6 +75,7 @@ def test_a_canary_wave_by_limit_then_the_rest(template: Path, tmp_path: Path) ->
     assert result.returncode == 0, result.stdout + result.stderr
     assert len(changed(before, origins)) == 1 and len(rows) == 1
     assert "2 more to act on, left for a later run by --limit 1" in result.stdout
+    assert "\n1 repository: 1 installed" in result.stdout  # not "1 repositories"
 
     rest, rows = install(template, tmp_path, config)
 

@@ -10,6 +10,9 @@ and the removed code listed once in the diff.
 
 from __future__ import annotations
 
+import json
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -152,3 +155,82 @@ def test_what_host_tools_left_in_the_old_scripts_breaks_neither_upgrade_nor_veri
     assert {name: after.get(name) for name in memory} == memory
     verify = run_script(dst, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def named_command(said: str) -> list[str]:
+    """The command a one-line refusal ends with, between backticks, as words (the
+    hiding rule before it is quoted the same way)."""
+    return shlex.split(said.split("`")[-2])
+
+
+def test_every_command_an_upgrade_refusal_names_runs_in_a_source_tree_install(
+    template: Path, dst: Path
+) -> None:
+    """A v0.4.1 host holds scripts/eco_mem.py, not the runtime file: a refusal that named
+    `eco_mem.pyz track` sent the operator to a file that is not there (found on httpx,
+    where `.claude/` is ignored for personal settings). The command named must run, and
+    after it and a commit the upgrade must go through with every memory byte kept."""
+    memory = install_v041_with_memory(template, dst)
+    with (dst / ".gitignore").open("a", encoding="utf-8") as ignore:
+        ignore.write(".claude/\n")  # personal Claude Code settings, hidden after the install
+    commit_all(dst, "keep personal .claude/ settings out of git")
+
+    refused = run_ops(dst, "upgrade", "--template", str(template), "--vcs-ref", "v0.5.0")
+
+    said = refused.stdout + refused.stderr
+    assert refused.returncode == 2 and "`" in said, said
+    assert_no_traceback(refused)
+    tracked = subprocess.run(named_command(said), cwd=dst, capture_output=True, text=True)
+    assert tracked.returncode == 0, tracked.stdout + tracked.stderr
+    commit_all(dst, "eco-mem: keep its files in git")
+    upgraded = run_ops(dst, "upgrade", "--vcs-ref", "v0.5.0")
+    assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
+    after = memory_bytes(dst)
+    assert {name: after.get(name) for name in memory} == memory
+
+
+def test_uninstall_takes_out_the_workflows_of_a_source_tree_install(
+    template: Path, dst: Path
+) -> None:
+    """The CI workflows a v0.4.1 install rendered run `scripts/eco_mem.py`: uninstall kept
+    them, and the host's CI then ran a script the uninstall had deleted."""
+    copy_template(template, dst, vcs_ref="v0.4.1", ci="github-actions")
+    workflows = sorted((dst / ".github" / "workflows").glob("eco-mem*.yml"))
+    assert len(workflows) == 2 and all("eco_mem.py " in w.read_text() for w in workflows)
+    commit_all(dst, "eco-mem v0.4.1 with CI")
+
+    removed = run_ops(dst, "uninstall")
+
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert not [w for w in workflows if w.exists()]
+
+
+def test_a_desk_from_before_the_record_of_writes_is_named_until_adopted(
+    template: Path, dst: Path
+) -> None:
+    """v0.4.1 kept no record of what a clone's memory commands wrote, so after the upgrade
+    its open desk is named, never shown, until `adopt` takes it back (docs/updating.md
+    says so, and how); its bytes are not touched on the way."""
+    install_v041_with_memory(template, dst)
+    # A clone of a team's repository: its default branch is origin's (a repository with
+    # no remote holds only what was made in it, and names nothing).
+    origin = dst.parent / "origin.git"
+    git(dst.parent, "clone", "-q", "--bare", str(dst), str(origin))
+    git(dst, "remote", "add", "origin", str(origin))
+    git(dst, "fetch", "-q", "origin")
+    git(dst, "remote", "set-head", "origin", "--auto")
+    opened = run_script(dst, "new", "working", "--title", "Port the parser", "--goal", "3.13")
+    assert opened.returncode == 0, opened.stdout + opened.stderr
+    desk = dst / MEMORY / "working" / "port-the-parser.md"
+    before = desk.read_bytes()
+    upgraded = run_ops(dst, "upgrade", "--template", str(template), "--vcs-ref", "v0.5.0")
+    assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
+
+    named = run_script(dst, "context").stdout
+    assert "desk `port-the-parser`" in named and "Goal" not in named, named
+    shown = run_script(dst, "adopt", "port-the-parser", "--json")
+    token = json.loads(shown.stdout)["token"]
+    taken = run_script(dst, "adopt", "port-the-parser", "--take", token)
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    assert "desk `port-the-parser`" not in run_script(dst, "context").stdout
+    assert desk.read_bytes() == before

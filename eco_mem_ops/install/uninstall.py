@@ -312,8 +312,9 @@ def _empty_object(data: bytes) -> bool:
 
 def workflow(root: Path, options) -> list[Change]:
     """The CI workflows the `ci` question renders (verify on push, review weekly), each
-    only while it still runs our script: a host file under our name stays."""
-    script = f"{protocol.SKILL_DIR}/scripts/eco_mem.pyz"
+    only while it still runs our script: a host file under our name stays. The runtime
+    file `eco_mem.pyz` and a source-tree install's `eco_mem.py` (v0.4.x) share this prefix."""
+    script = f"{protocol.SKILL_DIR}/scripts/eco_mem.py"
     changes = []
     for name, note in (
         (track.WORKFLOW, "runs eco-mem verify"),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -210,11 +211,10 @@ def refresh(root: Path, command: str) -> tuple[int, str]:
     """Run one of this checkout's operator commands (`blocks`, `track`) and return what
     it said: the release's code, never the repository's copy. `-I` keeps the script's
     folder off the front of sys.path."""
-    script = Path(__file__).resolve().parents[2] / "ops.py"
-    if not script.is_file():
+    if not OPS.is_file():
         return 0, ""
     done = subprocess.run(
-        [sys.executable, "-I", str(script), command, "--root", str(root)],
+        [sys.executable, "-I", str(OPS), command, "--root", str(root)],
         cwd=root,
         capture_output=True,
         text=True,
@@ -241,9 +241,20 @@ def ignored_install(root: Path) -> str:
     path, hide = sorted(hidden.items())[0]
     return (
         f"git ignores {len(hidden)} eco-mem path(s), {path} among them ({hide}), and"
-        f" copier update would take them for deleted files; run `{tracking.track_command()}`,"
+        f" copier update would take them for deleted files; run `{track_here(root)}`,"
         " commit, then upgrade"
     )
+
+
+def track_here(root: Path) -> str:
+    """The `track` command that runs in this install. The runtime names its own file,
+    which a source-tree install (v0.4.x, `scripts/eco_mem.py`) does not hold yet: there,
+    this checkout's track does the same work."""
+    from ecomem.gitsetup import track as tracking
+
+    if (root / protocol.SKILL_DIR / "scripts" / "eco_mem.pyz").is_file():
+        return tracking.track_command()
+    return f"python3 {shlex.quote(str(OPS))} track --root ."
 
 
 def venv_hint(root: Path, answers_file: Path) -> str:
