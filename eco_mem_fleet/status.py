@@ -41,6 +41,7 @@ from eco_mem_fleet import token_free
 from eco_mem_fleet.autofix import refresh
 from eco_mem_fleet.clean_env import clean_environment
 from eco_mem_fleet.host_checks import PRE_COMMIT_CONFIG, add_host_check_args, run_checks
+from eco_mem_fleet.host_exclude import exclude_todo
 from eco_mem_fleet.own_scripts import (
     DEFAULT_MEMORY_PATH,
     TIMED_OUT,
@@ -62,6 +63,7 @@ from eco_mem_fleet.versions import (
     unreadable,
 )
 
+CLAUDE_LINK = ".claude/skills/eco-mem"  # Claude Code's link to the skill, when it is on
 # --host-checks in a repository with no pre-commit config: nothing ran, and "ok" says so.
 NO_HOOKS = f"no host hooks: no {PRE_COMMIT_CONFIG}"
 
@@ -83,6 +85,9 @@ class RepoStatus:
     # The repository's own checks over eco-mem's files (host_checks.py): "" when not asked
     # for, NO_HOOKS when asked for where the repository has no hooks.
     host_checks: str = ""
+    # What the install left to the operator and the repository has not done yet
+    # (host_exclude.py): not ok until it is done.
+    advice: str = ""
 
     @property
     def finding_count(self) -> int | None:
@@ -102,6 +107,7 @@ class RepoStatus:
             and self.verify_exit == 0
             and not self.problem
             and not self.unchecked
+            and not self.advice
         )
 
     @property
@@ -120,6 +126,8 @@ class RepoStatus:
         # A check asked for and not run proves nothing: not "ok" (the operator asked).
         if self.unchecked:
             return self.host_checks
+        if self.advice:
+            return self.advice
         return f"ok ({NO_HOOKS})" if self.host_checks == NO_HOOKS else "ok"
 
     def as_json(self) -> dict:
@@ -208,6 +216,7 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
         status.problem = f"verify: {last}"
     read_review(status, fleet.scripts, script, path, fleet.timeout)
     judge_host_checks(status, path, answers, fleet.checks)
+    status.advice = exclude_todo(path, eco_mem_folders(answers), CLAUDE_LINK)
     return status
 
 
@@ -229,12 +238,26 @@ OWNED_FILES = (
 )
 
 
+def eco_mem_folders(answers: dict) -> list[str]:
+    """The skill's folder and the memory's, as the answers place them."""
+    skill = f"{answers.get('skill_path') or DEFAULT_SKILL_PATH}/eco-mem"
+    return [skill, str(answers.get("memory_path") or DEFAULT_MEMORY_PATH)]
+
+
 def owned_files(path: str, answers: dict) -> list[str]:
     """The tracked files of the clone at `path` that eco-mem wrote or keeps a block in."""
-    skill = f"{answers.get('skill_path') or DEFAULT_SKILL_PATH}/eco-mem"
-    memory = str(answers.get("memory_path") or DEFAULT_MEMORY_PATH)
     listed = subprocess.run(
-        ["git", "-C", path, "ls-files", "-z", "--", skill, memory, *OWNED_FILES],
+        [
+            "git",
+            "-C",
+            path,
+            "ls-files",
+            "-z",
+            "--",
+            *eco_mem_folders(answers),
+            CLAUDE_LINK,
+            *OWNED_FILES,
+        ],
         capture_output=True,
         text=True,
     )

@@ -194,7 +194,7 @@ repos:
 def test_what_the_operator_must_do_by_hand_is_in_the_row_and_the_table(
     template: Path, tmp_path: Path
 ) -> None:
-    _origins, config = fleet_of(tmp_path, {"own-exclude": OWN_EXCLUDE})
+    origins, config = fleet_of(tmp_path, {"own-exclude": OWN_EXCLUDE})
     report = tmp_path / "install.jsonl"
 
     result = run("install", template, tmp_path, config, "--report", str(report), checks=False)
@@ -204,6 +204,22 @@ def test_what_the_operator_must_do_by_hand_is_in_the_row_and_the_table(
     assert row["advice"].startswith("to do: .pre-commit-config.yaml has its own top-level exclude")
     assert "to do: .pre-commit-config.yaml has its own" in result.stdout
     assert "1 with a to-do for you in the note" in result.stdout
+    # status keeps the to-do, and no "ok", until the host's own exclude covers our files.
+    before = run("status", template, tmp_path, config, checks=False)
+    assert before.returncode == 1, before.stdout
+    assert "to do: .pre-commit-config.yaml's hooks reach" in before.stdout, before.stdout
+    assert "0 of 1 repositories ok" in before.stdout, before.stdout
+    work = tmp_path / "operator-edit"
+    git(tmp_path, "clone", "-q", str(origins["own-exclude"]), str(work))
+    joined = OWN_EXCLUDE.replace(
+        "exclude: ^vendor/",
+        r"exclude: ^vendor/|^(\.agents/skills/eco-mem|\.agents/memory)/|^\.claude/skills/eco-mem$",
+    )
+    (work / ".pre-commit-config.yaml").write_text(joined, encoding="utf-8")
+    git(work, "commit", "-qam", "Keep hooks out of eco-mem's files")
+    git(work, "push", "-q")
+    after = run("status", template, tmp_path, config, checks=False)
+    assert after.returncode == 0 and "1 of 1 repositories ok" in after.stdout, after.stdout
 
 
 def test_status_calls_a_repository_whose_host_checks_fail_not_ok(
