@@ -44,14 +44,17 @@ from tests.helpers import PROJECT
 # +128 for issue 45's speed target: the entry keeps only what every run needs (a record
 # of the file it unpacked, so a second call hashes nothing) and the first run's unpacking
 # and resolve's handover move into modules of their own that only those runs compile.
-LINES_CEILING = 17_455
+# +1: track keeps .claude/biome.jsonc in git, the file that keeps Biome's tabs off the
+# settings.json the install makes (issue 45; the link and fence scanners merged at 0).
+LINES_CEILING = 17_456
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
 # of modules lower the line count; this one moves only when code does. Set at 11,381
 # on the runtime-file branch; +777 when the release's other work joined it (issue 44's
 # classes and the security review's fixes to them, issue 46's rules in full, stated
 # rules, rule candidates and the tidy listing, the cache's trust checks).
 # +70 for the entry's `.seen-` record and verify reusing the hash it knows (issue 45).
-CODE_LINES_CEILING = 12_228
+# +1 for .claude/biome.jsonc in track's list, as above.
+CODE_LINES_CEILING = 12_229
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 
