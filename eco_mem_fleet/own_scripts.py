@@ -23,7 +23,6 @@ a render or the runtime.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -39,41 +38,19 @@ from pathlib import Path
 from eco_mem_fleet.clean_env import clean_environment
 from eco_mem_fleet.releases import Releases, pinned_releases
 from eco_mem_fleet.versions import ANSWERS_FILE, DEFAULT_SKILL_PATH
+from eco_mem_ops.runtime import use_release_runtime
 
 DEFAULT_MEMORY_PATH = ".agents/memory"
 SHORTCUTS = {"gh:": "https://github.com/", "gl:": "https://gitlab.com/"}
-# The questions copier.yml asks (tests/test_fleet_answers.py holds this to copier.yml;
-# the rendered scripts carry the same list, rendered from copier.yml, as protocol.QUESTIONS).
-# Everything else in an answers file is computed by the template from these.
-QUESTIONS = (
-    "skill_path",
-    "memory_path",
-    "claude_code",
-    "ci",
-    "ci_strict",
-    "desks_travel",
-    "review_thresholds",
-)
+# The template's own path rule and its list of questions (tests/test_fleet_answers.py
+# holds it to copier.yml), from the operator's reader of answers beside this package:
+# the fleet refuses what Copier and the operator would, and passes back only answers
+# to those questions. use_release_runtime puts this checkout's runtime on sys.path.
+use_release_runtime()
+from ecomem.path_rule import is_git_dir, path_rule_problem  # noqa: E402
 
+from eco_mem_ops.install.answers import QUESTIONS  # noqa: E402
 
-def _template_path_rule():
-    """The folder-answer rule of the template beside this package (ecomem/path_rule.py,
-    the one the template's validators load): the fleet refuses what Copier would."""
-    file = Path(__file__).resolve().parents[1] / "runtime" / "ecomem" / "path_rule.py"
-    spec = importlib.util.spec_from_file_location("eco_mem_path_rule", file)
-    module = importlib.util.module_from_spec(spec)
-    # No bytecode cache beside it: a template checkout used as Copier's source would
-    # render the cache into every host (extensions/protocol.py loads it the same way).
-    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = saved
-    return module
-
-
-_path_rule = _template_path_rule()
-path_rule_problem, is_git_dir = _path_rule.path_rule_problem, _path_rule.is_git_dir
 # Tags, branch names and commit hashes; never anything git could read as an option.
 SAFE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 

@@ -51,33 +51,13 @@ def settle(root: Path) -> str:
 
 
 def build_parser(argv: list[str]):
-    import argparse
-
-    from ecomem.cli import parser_class
-    from ecomem.commands import add_root
+    from ecomem import cli
 
     from . import commands
 
-    parser = parser_class()(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
-    table = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    # Only the named command's module loads (an up-to-date `upgrade` answers before any
-    # of the upgrade machinery does); all of them for --help or a typo.
-    wanted = argv[0] if argv and argv[0] in commands.TABLE else None
-    for name in commands.TABLE:
-        if wanted not in (None, name):
-            continue
-        module = commands.load(name)
-        sub = table.add_parser(
-            name,
-            help=module.HELP,
-            description=getattr(module, "DESCRIPTION", None),
-            epilog=getattr(module, "EPILOG", None),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        if getattr(module, "ROOTED", True):
-            add_root(sub)
-        module.add_arguments(sub)
-    return parser
+    # Only the named command's module loads: an up-to-date `upgrade` answers before any
+    # of the upgrade machinery does.
+    return cli.build_parser(argv, PROG, DESCRIPTION, EPILOG, commands)
 
 
 def main(argv: list[str] | None = None) -> int:

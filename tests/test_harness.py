@@ -658,3 +658,28 @@ def test_lazy_re_passes_the_real_multiline_flag(ecomem) -> None:
     from ecomem import lazy_re
 
     assert lazy_re.MULTILINE == re.MULTILINE
+
+
+def test_biome_settings_sit_only_beside_a_settings_file_of_our_hook_alone(
+    ecomem, tmp_path: Path
+) -> None:
+    """.claude/biome.jsonc keeps Biome's tabs off the settings.json the install made;
+    beside a host's settings.json it would change how the host's Biome treats the host's
+    file, so it is not written there. It goes with the hook while it is ours."""
+    from eco_mem_ops.install import hooks as install
+
+    biome = tmp_path / install.BIOME_SETTINGS
+    assert install.add_hook(tmp_path) is True
+    assert biome.read_text(encoding="utf-8") == install.BIOME_TEXT
+    assert install.add_hook(tmp_path) is False  # current: nothing written
+    assert install.remove_hook(tmp_path) is True
+    assert not biome.exists()
+
+    build_files(tmp_path, {SETTINGS: '{\n  "permissions": {}\n}\n'})
+    assert install.add_hook(tmp_path) is True
+    assert not biome.exists()
+
+    build_files(tmp_path, {SETTINGS: "", install.BIOME_SETTINGS: install.BIOME_TEXT + "// ok\n"})
+    install.add_hook(tmp_path)
+    install.remove_hook(tmp_path)
+    assert biome.read_text(encoding="utf-8") == install.BIOME_TEXT + "// ok\n"  # the host's

@@ -13,13 +13,17 @@ from pathlib import Path
 
 from tests.helpers import (
     ANSWERS,
+    MEMORY,
     commit_all,
     copy_template,
     git,
+    host_script,
     replace_in,
+    run_ops,
     snapshot_template,
     update_project,
 )
+from tests.memory_helpers import episode, fact, verify_findings
 
 SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
 
@@ -79,3 +83,51 @@ def test_one_line_of_skill_md_is_one_line_in_the_host(tmp_path: Path, dst: Path)
             (skill, "-## Relay at task end"),
         ]
     )
+
+
+# The issue's budget for a release that changes only SKILL.md's text (issue 45).
+TEXT_RELEASE_BUDGET = 20
+
+
+def folder_bytes(root: Path, folder: str) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted((root / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_a_skill_md_release_through_upgrade_leaves_runtime_and_memory_bytes_alone(
+    tmp_path: Path, dst: Path
+) -> None:
+    template = snapshot_template(tmp_path / "eco-mem", "v1.0.0")
+    copy_template(template, dst, vcs_ref="v1.0.0")
+    commit_all(dst, "install eco-mem v1.0.0")
+    for written in (fact(dst, "Builds run offline"), episode(dst, "Flaky upload step")):
+        assert written.returncode == 0, written.stderr
+    commit_all(dst, "memory")
+    runtime = host_script(dst).read_bytes()
+    memory = folder_bytes(dst, MEMORY)
+
+    def reword(repo: Path) -> None:
+        replace_in(repo / SKILL_SRC, "## Relay at task end", "## Relay when the task ends")
+
+    snapshot_template(template, "v1.0.1", mutate=reword)
+    # The operator's path, as docs/updating.md gives it; this install recorded no
+    # trusted source, so --template names it.
+    upgraded = run_ops(
+        dst, "upgrade", "--template", str(template), "--", "--defaults", "--vcs-ref", "v1.0.1"
+    )
+    assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
+
+    changes = changed_lines(dst)
+    assert (ANSWERS, "+_commit: v1.0.1") in changes
+    assert len(changes) <= TEXT_RELEASE_BUDGET, changes
+    # A binary file's change has no +/- lines: numstat names it with "-".
+    binary = [
+        row for row in git(dst, "diff", "--cached", "--numstat").splitlines() if row[0] == "-"
+    ]
+    assert binary == []
+    assert host_script(dst).read_bytes() == runtime
+    assert folder_bytes(dst, MEMORY) == memory
+    assert verify_findings(dst) == []

@@ -32,6 +32,27 @@ BOM = "\ufeff"
 MAX_BYTES = 1024 * 1024
 HOME = "eco-mem"  # the folder in the common git dir holding the digest's copy (gitsetup/driver.py)
 LAUNCHER = "context.py"  # driver.CONTEXT, written there by `track`
+# A settings.json that holds only our hook is ours, indented with two spaces as prettier
+# and oxfmt want it; Biome's default is tabs, and no JSON of this length satisfies both
+# (each breaks it over lines, then indents). Beside it, a nested Biome configuration
+# that inherits the host's own (`"//"`, or Biome's defaults) but leaves this file and
+# itself unformatted, written in the shape prettier and oxfmt keep.
+BIOME_SETTINGS = ".claude/biome.jsonc"
+BIOME_TEXT = """\
+// eco-mem made settings.json here for its SessionStart hook, indented with two spaces
+// as prettier and oxfmt want it; Biome's default is tabs, so Biome leaves that file
+// and this one as they are. Delete this file to have Biome format them again.
+{
+  "root": false,
+  "extends": "//",
+  "overrides": [
+    {
+      "includes": ["settings.json", "biome.jsonc"],
+      "formatter": { "enabled": false },
+    },
+  ],
+}
+"""
 
 
 class HookError(Exception):
@@ -92,8 +113,9 @@ def add_hook(root, skill_dir: str = protocol.SKILL_DIR) -> bool:
     changed; HookError when it is left untouched."""
     text, style = read_settings(root)
     wanted = our_group(skill_dir)
+    ours_alone = json.dumps({"hooks": {EVENT: [wanted]}}, indent=2) + "\n"
     if not text.strip():
-        new = json.dumps({"hooks": {EVENT: [wanted]}}, indent=2) + "\n"
+        new = ours_alone
     else:
         new = text
         while True:  # one edit at a time, each on a fresh parse; every step ends one problem
@@ -101,9 +123,26 @@ def add_hook(root, skill_dir: str = protocol.SKILL_DIR) -> bool:
             if edited is None:
                 break
             new = edited
-    if new == text:
+    changed = new != text
+    if changed:
+        write_settings(root, os.path.join(root, SETTINGS), style.encode(new))
+    if new == ours_alone and style.encode(new) == new.encode("utf-8"):
+        changed |= _add_biome_settings(root)
+    return changed
+
+
+def _add_biome_settings(root) -> bool:
+    """BIOME_TEXT beside a settings.json of ours alone, unless a Biome configuration is
+    there already (the host's, or ours): True when written."""
+    from ecomem import safe_open
+
+    folder = os.path.dirname(os.path.join(root, BIOME_SETTINGS))
+    if any(os.path.lexists(os.path.join(folder, name)) for name in ("biome.json", "biome.jsonc")):
         return False
-    write_settings(root, os.path.join(root, SETTINGS), style.encode(new))
+    try:
+        safe_open.write_bytes(root, os.path.join(root, BIOME_SETTINGS), BIOME_TEXT.encode())
+    except safe_open.UnsafeTarget as error:
+        raise HookError(f"{error}; {BIOME_SETTINGS} not written") from None
     return True
 
 
@@ -113,10 +152,25 @@ def remove_hook(root) -> bool:
     even as `{}`: the host may have had it before. True when something changed;
     HookError when the file is left untouched."""
     planned = planned_removal(root)
+    removed = False
+    if our_biome_settings(root):
+        from ecomem import safe_open
+
+        safe_open.remove(root, os.path.join(root, BIOME_SETTINGS))
+        removed = True
     if planned is None:
-        return False
+        return removed
     write_settings(root, os.path.join(root, SETTINGS), planned)
     return True
+
+
+def our_biome_settings(root) -> bool:
+    """Whether BIOME_SETTINGS is there with our bytes (an edited one is the host's)."""
+    path = os.path.join(root, BIOME_SETTINGS)
+    if os.path.islink(path) or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as handle:
+        return handle.read(len(BIOME_TEXT) + 1) == BIOME_TEXT.encode()
 
 
 def planned_removal(root) -> bytes | None:

@@ -303,6 +303,16 @@ def claude_hook(root: Path, options) -> list[Change]:
     ]
 
 
+def claude_biome(root: Path, options) -> list[Change]:
+    """The Biome configuration the install put beside a settings.json of its hook alone
+    (hooks.BIOME_SETTINGS), while its bytes are still ours: an edited one is the host's."""
+    if not hooks.our_biome_settings(root):
+        return []
+    path = root / hooks.BIOME_SETTINGS
+    note = "kept Biome from reformatting eco-mem's settings.json"
+    return [Change("claude hook", "delete", hooks.BIOME_SETTINGS, note, _unlink(root, path))]
+
+
 def _empty_object(data: bytes) -> bool:
     try:
         return json.loads(data.decode("utf-8-sig")) == {}
@@ -423,6 +433,7 @@ STEPS = (
     merge_driver,
     claude_link,
     claude_hook,
+    claude_biome,
     workflow,
     answers,
     memory,

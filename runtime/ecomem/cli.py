@@ -83,19 +83,19 @@ def say_root_when_unclear(root: Path, command: str) -> None:
 PATHS_FROM_HERE = ("find", "context")
 
 
-def build_parser(argv: list[str]):
+def build_parser(argv, prog="eco_mem.pyz", description=DESCRIPTION, epilog=EPILOG, table=commands):
+    """The parser of `table`'s commands (TABLE, load), ops.py's too. Only the named
+    command's parser is built (verify runs on every commit); all of them for --help or a typo."""
     import argparse
 
-    parser = parser_class()(prog="eco_mem.pyz", description=DESCRIPTION, epilog=EPILOG)
-    table = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    # verify runs on every commit: build only the parser of the command named,
-    # and all of them for --help or a typo (argparse then lists every choice).
-    wanted = argv[0] if argv and argv[0] in commands.TABLE else None
-    for name in commands.TABLE:
+    parser = parser_class()(prog=prog, description=description, epilog=epilog)
+    parsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    wanted = argv[0] if argv and argv[0] in table.TABLE else None
+    for name in table.TABLE:
         if wanted not in (None, name):
             continue
-        module = commands.load(name)
-        sub = table.add_parser(
+        module = table.load(name)
+        sub = parsers.add_parser(
             name,
             help=module.HELP,
             description=getattr(module, "DESCRIPTION", None),
@@ -104,7 +104,7 @@ def build_parser(argv: list[str]):
         )
         if getattr(module, "ROOTED", True):
             commands.add_root(sub)
-            if name in MEMORY_COMMANDS:
+            if table is commands and name in MEMORY_COMMANDS:
                 commands.add_store(sub)
         module.add_arguments(sub)
     return parser

@@ -33,6 +33,7 @@ WORKFLOW = ".github/workflows/eco-mem.yml"
 HOST_FILES_WRITTEN = (
     "AGENTS.md",
     ".claude/settings.json",
+    ".claude/biome.jsonc",
     ".gitattributes",
     GITIGNORE,
 )

@@ -10,6 +10,8 @@ import re
 
 from ..store.fields import read_fields
 from ..text.cites import cite_lines
+from ..text.markdown import FENCE
+from ..text.markup import links, without_links
 from ..text.words import GRAMMAR, stem
 from . import synonyms
 
@@ -73,37 +75,8 @@ STOPWORDS = GRAMMAR | frozenset(
     very here now one's it's
     """.split()  # noqa: SIM905 - a word list reads best as words
 )
-FENCE = ("```", "~~~")
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 CODE_SPAN = re.compile(r"`([^`]+)`")
-
-
-def links(line: str) -> list[tuple[int, int, str]]:
-    """(start, end, target) of each Markdown link target `](target)` in `line`, the
-    target being one or more characters other than `)` and white space. A pattern saying
-    that scans from every `](` to the next `)` or space, so a line of `](` costs its
-    length squared; this scan reads each character once: one that fails goes on from
-    where it stopped, as a `](` inside it would stop at the same place."""
-    found = []
-    at = line.find("](")
-    while at >= 0:
-        end = at + 2
-        while end < len(line) and line[end] != ")" and not line[end].isspace():
-            end += 1
-        if end < len(line) and line[end] == ")" and end > at + 2:
-            found.append((at, end + 1, line[at + 2 : end]))
-            end += 1
-        at = line.find("](", max(end, at + 1))
-    return found
-
-
-def without_links(line: str) -> str:
-    """`line` with each link target `](target)` (links) made one space."""
-    kept, last = [], 0
-    for start, end, _ in links(line):
-        kept += [line[last:start], " "]
-        last = end
-    return "".join(kept) + line[last:] if kept else line
 
 
 def _phrase_pattern():

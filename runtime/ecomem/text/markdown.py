@@ -45,7 +45,9 @@ def copy_may_hint(joined: str, loose: tuple) -> bool:
 # and underscores read as spaces, link targets and defined reference labels dropped, an
 # image's alt text read as opening a line (text/markup.py finds the markup).
 MARKUP_HINTS = "\n&*_-<[~`\\"
-_BLOCK_MARKS = ("- ", "* ", "+ ", "-\t", "*\t", "+\t", "#", "|", "```", "~~~")
+# What a fenced code block's opening and closing lines start with.
+FENCE = ("```", "~~~")
+_BLOCK_MARKS = ("- ", "* ", "+ ", "-\t", "*\t", "+\t", "#", "|", *FENCE)
 # Tags a browser draws as a break between words (a line break, a block, a list item, a
 # table cell): read as a space. Any other tag, known or not, draws nothing where it stands.
 BREAKING_TAGS = frozenset((

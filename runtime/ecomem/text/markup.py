@@ -51,9 +51,9 @@ _GAP = lazy(r"[ \t]*")
 _GAP_ACROSS = lazy(r"[ \t]*(?:\r?\n[ \t]*)?")
 _ATTRIBUTE = lazy(r"[A-Za-z_:][A-Za-z0-9_.:-]*")
 _UNQUOTED = lazy(r"[^ \t\n\r\"'=<>`]+")
-# A link destination written bare: no space or control character; `\` escapes one.
-_BARE_TARGET = lazy(r"(?:\\.|[^\x00-\x20\x7f\\])*")
-_PARENS = lazy(r"\\.|[()]")
+# A link destination written bare: no space or control character; `\` escapes one. Read
+# to each parenthesis, not to the line's end: that made a line of links cost its square.
+_BARE_TO_PAREN = lazy(r"(?:\\.|[^\x00-\x20\x7f\\()])*")
 _BLANK_LINE = lazy(r"\n[ \t>]*(?:\n|$)")
 # A reference definition, "[label]: target", opening a line (four spaces make code).
 _DEFINITION = lazy(r"^ {0,3}\[([^\[\]]+)\]:", MULTILINE)
@@ -214,19 +214,18 @@ class _Scan:
                 return -1, at + 1  # `<...>` holds no `<` and no line end
             end = close + 1
         else:
-            run = _BARE_TARGET.match(text, at)
-            end, depth = run.end(), 0
-            for paren in _PARENS.finditer(text, at, run.end()):
-                if paren.group() == "(":
-                    depth += 1
-                elif paren.group() == ")":
-                    if not depth:
-                        end = paren.start()  # the `)` that closes the link
-                        break
-                    depth -= 1
-            else:
-                if depth:
-                    return -1, run.end()  # parentheses left open: no link
+            end, depth = at, 0
+            while True:
+                end = _BARE_TO_PAREN.match(text, end).end()
+                paren = text[end : end + 1]
+                if paren == ")" and not depth:
+                    break  # the `)` that closes the link
+                if paren not in ("(", ")"):
+                    if depth:
+                        return -1, end  # parentheses left open: no link
+                    break
+                depth += 1 if paren == "(" else -1
+                end += 1
         after = self.skip_gap(end)
         if after > end and text[after : after + 1] in ('"', "'", "("):
             closing = ")" if text[after] == "(" else text[after]
@@ -247,6 +246,32 @@ def hidden(text: str, breaking: frozenset) -> str:
         out += [text[at:start], " " if name and name.lower() in breaking else ""]
         at = end
     return "".join(out) + text[at:] if out else text
+
+
+def links(line: str) -> list[tuple[int, int, str]]:
+    """(start at `]`, end past `)`, destination without `<>`) of each link target in
+    `line`, read as a renderer reads it (_Scan.link_target): the one link scanner, so
+    review's path check reads the links the injection rule hides."""
+    found, scan = [], _Scan(line, across=False)
+    at = line.find("](")
+    while at >= 0:
+        end, resume = scan.link_target(at + 2)
+        if end != -1:
+            destination = line[scan.skip_gap(at + 2) : resume]
+            if destination.startswith("<"):
+                destination = destination[1:-1]
+            found.append((at, end, destination))
+        at = line.find("](", end if end != -1 else max(at + 2, resume))
+    return found
+
+
+def without_links(line: str) -> str:
+    """`line` with each link target (links) made one space."""
+    kept, last = [], 0
+    for start, end, _ in links(line):
+        kept += [line[last:start], " "]
+        last = end
+    return "".join(kept) + line[last:] if kept else line
 
 
 # A line that only keeps a line's number: markup across lines was there, and what
