@@ -233,7 +233,7 @@ def scripts_changed(fleet: Fleet, version: str, path: str, answers: dict) -> str
 # What eco-mem writes besides its two folders (the workflows only with ci: github-actions).
 OWNED_FILES = (
     *(ANSWERS_FILE, "AGENTS.md", "CLAUDE.md", ".gitattributes", ".gitignore"),
-    *(".claude/settings.json", ".github/workflows/eco-mem.yml"),
+    *(".claude/settings.json", ".claude/biome.jsonc", ".github/workflows/eco-mem.yml"),
     ".github/workflows/eco-mem-review.yml",
 )
 
