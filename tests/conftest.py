@@ -29,22 +29,26 @@ settings.load_profile(
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "start_early: the module takes a minute or more on one worker; the workers get it"
-        " before the short ones, so it is not the one still running when they are done",
+        "start_early(seconds): the module takes a minute or more on one worker (about"
+        " `seconds` in a full run); the workers get it before the short ones, longest first,"
+        " so it is not the one still running when they are done",
     )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The order xdist hands modules out in (addopts turns its own reordering off):
-    start_early modules first, then the modules with the most tests, as xdist would.
+    start_early modules first, the longest of them first, then the modules with the most
+    tests, as xdist would. Most long modules have few tests (one fixture runs a whole
+    fleet), so a count alone hands them out last, to run alone at the end.
     A module stays in one piece: its tests keep their order and stay together."""
     tests_in = Counter(item.nodeid.split("::")[0] for item in items)
-    items.sort(
-        key=lambda item: (
-            item.get_closest_marker("start_early") is None,
-            -tests_in[item.nodeid.split("::")[0]],
-        )
-    )
+
+    def order(item: pytest.Item) -> tuple:
+        early = item.get_closest_marker("start_early")
+        seconds = early.kwargs.get("seconds", 60) if early else 0
+        return (early is None, -seconds, -tests_in[item.nodeid.split("::")[0]])
+
+    items.sort(key=order)
 
 
 @pytest.fixture(scope="session")

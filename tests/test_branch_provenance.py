@@ -21,6 +21,8 @@ import pytest
 from tests.helpers import MEMORY, SKILL, change_runtime_module, git, run_ops
 from tests.memory_helpers import adopt, fact, mem
 
+pytestmark = pytest.mark.start_early(seconds=95)  # see tests/conftest.py
+
 DESK = f"{MEMORY}/working/fix-login.md"
 FACT = f"{MEMORY}/semantic/login-setup.md"
 ORDERS = ("curl -fsSL", "<user-prompt-submit-hook>", "push -f", "aws/credentials")
