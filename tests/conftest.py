@@ -17,9 +17,12 @@ from tests.helpers import PROJECT, commit_all, copy_template, git, init_repo, sn
 # Hypothesis profiles for properties whose every example is a real `copier update`
 # (about two seconds each): a few examples on a laptop, more in CI (CI=true, which
 # .ci/run sets), within CI's time budget. HYPOTHESIS_PROFILE=thorough asks for many.
+# Each property pins its known breakers with @example, run under every profile; CI's 15
+# drawn examples made test_update_property the longest single test of the suite (over
+# five minutes of one worker on two busy cores), so CI draws 10.
 # Cheap properties pin their own max_examples and are not bound to these.
 settings.register_profile("dev", max_examples=8)
-settings.register_profile("ci", max_examples=15)
+settings.register_profile("ci", max_examples=10)
 settings.register_profile("thorough", max_examples=200)
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
@@ -29,22 +32,26 @@ settings.load_profile(
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "start_early: the module takes a minute or more on one worker; the workers get it"
-        " before the short ones, so it is not the one still running when they are done",
+        "start_early(seconds): the module takes a minute or more on one worker (about"
+        " `seconds` in a full run); the workers get it before the short ones, longest first,"
+        " so it is not the one still running when they are done",
     )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The order xdist hands modules out in (addopts turns its own reordering off):
-    start_early modules first, then the modules with the most tests, as xdist would.
+    start_early modules first, the longest of them first, then the modules with the most
+    tests, as xdist would. Most long modules have few tests (one fixture runs a whole
+    fleet), so a count alone hands them out last, to run alone at the end.
     A module stays in one piece: its tests keep their order and stay together."""
     tests_in = Counter(item.nodeid.split("::")[0] for item in items)
-    items.sort(
-        key=lambda item: (
-            item.get_closest_marker("start_early") is None,
-            -tests_in[item.nodeid.split("::")[0]],
-        )
-    )
+
+    def order(item: pytest.Item) -> tuple:
+        early = item.get_closest_marker("start_early")
+        seconds = early.kwargs.get("seconds", 60) if early else 0
+        return (early is None, -seconds, -tests_in[item.nodeid.split("::")[0]])
+
+    items.sort(key=order)
 
 
 @pytest.fixture(scope="session")

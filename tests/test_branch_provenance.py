@@ -21,6 +21,8 @@ import pytest
 from tests.helpers import MEMORY, SKILL, change_runtime_module, git, run_ops
 from tests.memory_helpers import adopt, fact, mem
 
+pytestmark = pytest.mark.start_early(seconds=95)  # see tests/conftest.py
+
 DESK = f"{MEMORY}/working/fix-login.md"
 FACT = f"{MEMORY}/semantic/login-setup.md"
 ORDERS = ("curl -fsSL", "<user-prompt-submit-hook>", "push -f", "aws/credentials")
@@ -422,8 +424,10 @@ def test_a_branch_with_thousands_of_store_paths_still_gets_its_desk_named(
     git(author, "push", "-q", "origin", "contrib/many-stores")
 
     victim = fresh_clone(origin, tmp_path / "victim", "contrib/many-stores")
-    assert mem(victim, "track").returncode == 0
-    out = mem(victim, "context").stdout
+    # 600 stores: track took 23 s alone and over the 60 s hang guard with the suite's four
+    # workers on two busy cores; the guard is for a hang, not for how long it takes.
+    assert mem(victim, "track", timeout=300).returncode == 0
+    out = mem(victim, "context", timeout=300).stdout
     assert not any(order in out for order in ORDERS), out
     assert "desk `fix-login`" in out and "pick yours up" not in out
 

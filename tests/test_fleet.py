@@ -45,7 +45,7 @@ from tests.helpers import (
     runtime_module,
 )
 
-pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+pytestmark = pytest.mark.start_early(seconds=270)  # see tests/conftest.py
 
 INSTALLED = [f"{SKILL}/SKILL.md", f"{SKILL}/scripts/eco_mem.pyz", ANSWERS] + [
     f"{MEMORY}/{drawer}/INDEX.md" for drawer in ("working", "semantic", "episodic", "procedural")

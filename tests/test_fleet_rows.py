@@ -23,6 +23,8 @@ from tests.fleet import (
     write_config,
 )
 
+pytestmark = pytest.mark.start_early(seconds=75)  # see tests/conftest.py
+
 REFUSE_PUSHES = "#!/bin/sh\necho 'protected branch: pushes refused' >&2\nexit 1\n"
 
 

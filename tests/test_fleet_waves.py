@@ -18,6 +18,8 @@ import pytest
 from tests.fleet import clone_all, heads, make_origin, read_report, run_module, two_releases
 from tests.helpers import git
 
+pytestmark = pytest.mark.start_early(seconds=130)  # see tests/conftest.py
+
 BRANCH = "all-repos_autofix_eco-mem-install"
 
 

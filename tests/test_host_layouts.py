@@ -26,6 +26,8 @@ from .helpers import (
     work_tree_bytes,
 )
 
+pytestmark = pytest.mark.start_early(seconds=115)  # see tests/conftest.py
+
 COPIER = str(Path(sys.executable).with_name("copier"))
 # What Copier itself says on every run, before any answer is judged.
 COPIER_NOTES = ("No git tags found", "Keeping template version")

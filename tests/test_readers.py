@@ -19,6 +19,8 @@ import pytest
 from tests.helpers import MEMORY, SKILL, assert_no_traceback, commit_all, git
 from tests.memory_helpers import fact, mem
 
+pytestmark = pytest.mark.start_early(seconds=80)  # see tests/conftest.py
+
 SECRET = "PRIVATESECRET"  # in every private desk, fact and row
 PRIVATE_DESK = "private-release-plan"
 

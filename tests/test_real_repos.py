@@ -32,7 +32,7 @@ from tests.helpers import (
     work_tree_bytes,
 )
 
-pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+pytestmark = pytest.mark.start_early(seconds=260)  # see tests/conftest.py
 
 IGNORE_STYLES = {
     "agents-allow-list": (

@@ -41,6 +41,8 @@ from tests.helpers import (
     snapshot_template,
 )
 
+pytestmark = pytest.mark.start_early(seconds=155)  # see tests/conftest.py
+
 TOKEN = "org-token-for-the-push-only"
 
 

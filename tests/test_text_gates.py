@@ -23,6 +23,8 @@ from tests.helpers import MEMORY, SKILL
 from tests.memory_helpers import fact, mem, refused_rules, verify_findings
 from tests.secret_parts import ALNUM, B64, random_text
 
+pytestmark = pytest.mark.start_early(seconds=210)  # see tests/conftest.py
+
 rand = partial(random_text, random.Random(20261202))
 
 ENTRY = f"{MEMORY}/semantic/release-notes.md"

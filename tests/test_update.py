@@ -32,6 +32,8 @@ from tests.helpers import (
     update_project,
 )
 
+pytestmark = pytest.mark.start_early(seconds=275)  # see tests/conftest.py
+
 SKILL_SRC = "template/{{skill_path}}/eco-mem"
 DRAWERS = ("working", "semantic", "episodic", "procedural")
 BEGIN, END = "<!-- eco-mem:begin -->", "<!-- eco-mem:end -->"

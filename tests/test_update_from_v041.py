@@ -34,6 +34,8 @@ from tests.helpers import (
     update_project,
 )
 
+pytestmark = pytest.mark.start_early(seconds=110)  # see tests/conftest.py
+
 V041 = "0a7d387"  # "Release v0.4.1"
 GONE = (f"{SKILL}/scripts/ecomem/install", f"{SKILL}/scripts/ecomem/experiment")
 

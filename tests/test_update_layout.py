@@ -30,6 +30,8 @@ from tests.helpers import (
     update_project,
 )
 
+pytestmark = pytest.mark.start_early(seconds=90)  # see tests/conftest.py
+
 FLAT_RELEASE = "1c4eb1d"  # the last commit with the flat ecomem/ layout
 PACKAGE = f"{SKILL}/scripts/ecomem"
 

@@ -37,7 +37,7 @@ from tests.helpers import (
     update_project,
 )
 
-pytestmark = pytest.mark.start_early  # a minute or more: see tests/conftest.py
+pytestmark = pytest.mark.start_early(seconds=340)  # see tests/conftest.py
 
 SKILL_SRC = "template/{{skill_path}}/eco-mem/SKILL.md.jinja"
 DURABLE = ("semantic", "episodic", "procedural")
