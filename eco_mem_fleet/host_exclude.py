@@ -20,12 +20,14 @@ import yaml
 CONFIG_NAMES = (".pre-commit-config.yaml", ".pre-commit-config.yml")  # as ops.py blocks
 
 
-def exclude_todo(path: str, folders: list[str], link: str) -> str:
+def exclude_todo(path: str, folders: list[str], files: list[str]) -> str:
     """A "to do: ..." line for each config of the clone at `path` whose hooks would reach a
-    tracked file under `folders` (eco-mem's skill and memory) or Claude Code's `link` to
-    the skill (a file to git); "" when none would."""
+    tracked file under `folders` (eco-mem's skill and memory) or one of eco-mem's `files`
+    (Claude Code's link to the skill, a file to git; its Biome settings); "" when none would."""
     listed = subprocess.run(
-        ["git", "-C", path, "ls-files", "-z", "--", *folders, link], capture_output=True, text=True
+        ["git", "-C", path, "ls-files", "-z", "--", *folders, *files],
+        capture_output=True,
+        text=True,
     )
     ours = [name for name in listed.stdout.split("\0") if name]
     todo = []
@@ -34,15 +36,17 @@ def exclude_todo(path: str, folders: list[str], link: str) -> str:
         if reached:
             todo.append(
                 f"to do: {name}'s hooks reach {len(reached)} of eco-mem's files"
-                f" ({reached[0]}): join {_pattern(folders, link)} to its exclude with |"
+                f" ({reached[0]}): join {_pattern(folders, files)} to its exclude with |"
             )
     return "; ".join(todo)
 
 
-def _pattern(folders: list[str], link: str) -> str:
+def _pattern(folders: list[str], files: list[str]) -> str:
     """The exclude `ops.py blocks` writes (install/precommit.py's exclude_pattern)."""
-    escaped = [path.replace(".", "\\.") for path in folders]
-    return f"^({'|'.join(escaped)})/|^{link.replace('.', chr(92) + '.')}$"
+    escaped = [path.replace(".", "\\.") for path in (*folders, *files)]
+    return "|".join(
+        [f"^({'|'.join(escaped[: len(folders)])})/", *(f"^{f}$" for f in escaped[len(folders) :])]
+    )
 
 
 def _excluded(config: Path, file: str) -> bool:

@@ -64,6 +64,7 @@ from eco_mem_fleet.versions import (
 )
 
 CLAUDE_LINK = ".claude/skills/eco-mem"  # Claude Code's link to the skill, when it is on
+BIOME_SETTINGS = ".claude/biome.jsonc"  # beside a settings.json of eco-mem's hook alone
 # --host-checks in a repository with no pre-commit config: nothing ran, and "ok" says so.
 NO_HOOKS = f"no host hooks: no {PRE_COMMIT_CONFIG}"
 
@@ -216,7 +217,7 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
         status.problem = f"verify: {last}"
     read_review(status, fleet.scripts, script, path, fleet.timeout)
     judge_host_checks(status, path, answers, fleet.checks)
-    status.advice = exclude_todo(path, eco_mem_folders(answers), CLAUDE_LINK)
+    status.advice = exclude_todo(path, eco_mem_folders(answers), [CLAUDE_LINK, BIOME_SETTINGS])
     return status
 
 
@@ -233,7 +234,7 @@ def scripts_changed(fleet: Fleet, version: str, path: str, answers: dict) -> str
 # What eco-mem writes besides its two folders (the workflows only with ci: github-actions).
 OWNED_FILES = (
     *(ANSWERS_FILE, "AGENTS.md", "CLAUDE.md", ".gitattributes", ".gitignore"),
-    *(".claude/settings.json", ".claude/biome.jsonc", ".github/workflows/eco-mem.yml"),
+    *(".claude/settings.json", BIOME_SETTINGS, ".github/workflows/eco-mem.yml"),
     ".github/workflows/eco-mem-review.yml",
 )
 

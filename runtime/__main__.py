@@ -60,6 +60,8 @@ def _from_the_archive(name):
     spec = PathFinder.find_spec(name, [ARCHIVE])
     if spec is None:
         raise ImportError(f"{ARCHIVE} holds no {name}", name=name)
+    if not hasattr(spec.loader, "exec_module"):  # Python 3.9's zipimporter
+        return spec.loader.load_module(name)
     module = sys.modules[name] = module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

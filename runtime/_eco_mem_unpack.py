@@ -2,16 +2,14 @@
 it and freeze it, so that every later run imports bytecode (zipimport keeps none).
 
 Imported by the entry (__main__.py) from the runtime file itself, only when no frozen
-tree of this file is recorded yet: a second call compiles none of this. The checks a
+tree of this file is recorded yet: a second call compiles none of this, and a run that
+only hashes the file and records it imports no more than os, sys and time. The checks a
 tree must pass to run (_frozen, _state) are the entry's own, so both agree on them.
 """
 
-import io
 import os
 import sys
-import tempfile
 import time
-import zipfile
 
 _entry = sys.modules["__main__"]
 _frozen = _entry._frozen
@@ -47,8 +45,9 @@ def _record_seen(runtime, seen, digest):
     if time.time_ns() - seen.st_ctime_ns < 2_000_000_000:  # or a ctime in the future
         return
     name = _entry._seen_name(runtime, seen)
+    temp = os.path.join(runtime, f".recording-{os.getpid()}")
     try:
-        handle, temp = tempfile.mkstemp(prefix=".recording-", dir=runtime)
+        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(f"{_entry._identity(seen)} {digest}\n")
         os.chmod(temp, 0o400)
@@ -86,6 +85,10 @@ def unpacked(archive, runtime, seen):
 
 def _unpack(data, runtime, folder):
     """Unpack `data` into `folder` (see unpacked); the folder, or None."""
+    import io  # only here: a run that finds the tree frozen imports none of these
+    import tempfile
+    import zipfile
+
     if os.path.lexists(folder) and not _own_folder(folder, 0):
         return None  # a link or another's: never followed, never removed
     building = None

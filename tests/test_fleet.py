@@ -329,6 +329,7 @@ def test_status_json(fleet: Fleet) -> None:
         "warnings": 0,
         "problem": "",
         "host_checks": "",
+        "advice": "",
         "ok": True,
     }
     assert repos["forked-skill"]["ok"] is False and repos["forked-skill"]["version"] == "v1.0.0"

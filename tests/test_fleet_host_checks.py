@@ -215,7 +215,7 @@ def test_what_the_operator_must_do_by_hand_is_in_the_row_and_the_table(
     git(tmp_path, "clone", "-q", str(origins["own-exclude"]), str(work))
     joined = OWN_EXCLUDE.replace(
         "exclude: ^vendor/",
-        r"exclude: ^vendor/|^(\.agents/skills/eco-mem|\.agents/memory)/|^\.claude/skills/eco-mem$",
+        r"exclude: ^vendor/|^(\.agents/skills/eco-mem|\.agents/memory)/|^\.claude/skills/eco-mem$|^\.claude/biome\.jsonc$",
     )
     (work / ".pre-commit-config.yaml").write_text(joined, encoding="utf-8")
     git(work, "commit", "-qam", "Keep hooks out of eco-mem's files")

@@ -48,7 +48,9 @@ from tests.helpers import PROJECT
 # folder on PYTHONPATH or in a `.pth` could hold an `ecomem`), archive modules load by path.
 # +1: track keeps .claude/biome.jsonc in git, the file that keeps Biome's tabs off the
 # settings.json the install makes (issue 45; the link and fence scanners merged at 0).
-LINES_CEILING = 17_501
+# +5: Python 3.9's zipimporter loads the archive's modules its own way, and the first
+# run's unpacking imports zipfile and tempfile only when it unpacks.
+LINES_CEILING = 17_506
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
 # of modules lower the line count; this one moves only when code does. Set at 11,381
 # on the runtime-file branch; +777 when the release's other work joined it (issue 44's
@@ -57,7 +59,8 @@ LINES_CEILING = 17_501
 # +70 for the entry's `.seen-` record and verify reusing the hash it knows (issue 45).
 # +26 for the review of it: the standard library alone on sys.path, modules by path.
 # +1 for .claude/biome.jsonc in track's list, as above.
-CODE_LINES_CEILING = 12_255
+# +3 for Python 3.9's zipimporter, as above.
+CODE_LINES_CEILING = 12_258
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

@@ -46,7 +46,9 @@ repos:
 """
 # Without a final newline: the block must give it back exactly so.
 UNTERMINATED = HOST_CONFIG.rstrip("\n")
-EXPECTED = r"^(\.agents/skills/eco-mem|\.agents/memory)/|^\.claude/skills/eco-mem$"
+EXPECTED = (
+    r"^(\.agents/skills/eco-mem|\.agents/memory)/|^\.claude/skills/eco-mem$|^\.claude/biome\.jsonc$"
+)
 
 
 def install(tmp_path: Path, template_repo: Path, files: dict[str, str], **data) -> Path:

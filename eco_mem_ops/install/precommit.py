@@ -27,6 +27,8 @@ from ecomem.gitsetup.markers import remove_block, upsert_block
 from ecomem.gitsetup.track import CLAUDE_LINK
 from ecomem.safe_open import read_host_text, write_text
 
+from . import hooks
+
 # pre-commit reads the first name; the second is a spelling some hosts use.
 CONFIG_NAMES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 MARKERS = ("# eco-mem:begin", "# eco-mem:end")
@@ -50,7 +52,7 @@ def _regex(path: str) -> str:
 def exclude_pattern(root: Path) -> str:
     """The skill and every memory folder; with Claude Code on, its link to the skill too,
     which a clone without symlinks checks out as a one-line text file that a hook such
-    as end-of-file-fixer would rewrite."""
+    as end-of-file-fixer would rewrite, and the Biome settings the install wrote."""
     from ecomem.store.stores import all_stores
 
     # The root's memory, then each package store (`init PATH`), as blocks refreshes them.
@@ -58,6 +60,10 @@ def exclude_pattern(root: Path) -> str:
     pattern = f"^({'|'.join(map(_regex, folders))})/"
     if protocol.CLAUDE_CODE and os.path.lexists(root / CLAUDE_LINK):
         pattern += f"|^{_regex(CLAUDE_LINK)}$"
+    # The Biome settings beside our settings.json (hooks.py) are JSONC, which a host's
+    # check-json would refuse; while they are ours, no hook sees them either.
+    if hooks.our_biome_settings(root):
+        pattern += f"|^{_regex(hooks.BIOME_SETTINGS)}$"
     return pattern
 
 
