@@ -17,15 +17,26 @@ from pathlib import Path
 
 import yaml
 
-CONFIG_NAMES = (".pre-commit-config.yaml", ".pre-commit-config.yml")  # as ops.py blocks
+from eco_mem_ops.runtime import use_release_runtime
+
+use_release_runtime()  # precommit imports `ecomem`: this checkout's, never a host's
+
+from ecomem.gitsetup.track import CLAUDE_LINK  # noqa: E402
+
+from eco_mem_ops.install.hooks import BIOME_SETTINGS  # noqa: E402
+from eco_mem_ops.install.precommit import CONFIG_NAMES, pattern_for  # noqa: E402
+
+# eco-mem's files outside its two folders that the exclude names one by one: Claude
+# Code's link to the skill (a file to git) and the Biome settings beside settings.json.
+SINGLE_FILES = [CLAUDE_LINK, BIOME_SETTINGS]
 
 
-def exclude_todo(path: str, folders: list[str], files: list[str]) -> str:
+def exclude_todo(path: str, folders: list[str]) -> str:
     """A "to do: ..." line for each config of the clone at `path` whose hooks would reach a
-    tracked file under `folders` (eco-mem's skill and memory) or one of eco-mem's `files`
-    (Claude Code's link to the skill, a file to git; its Biome settings); "" when none would."""
+    tracked file under `folders` (eco-mem's skill and memory) or one of SINGLE_FILES;
+    "" when none would."""
     listed = subprocess.run(
-        ["git", "-C", path, "ls-files", "-z", "--", *folders, *files],
+        ["git", "-C", path, "ls-files", "-z", "--", *folders, *SINGLE_FILES],
         capture_output=True,
         text=True,
     )
@@ -36,17 +47,9 @@ def exclude_todo(path: str, folders: list[str], files: list[str]) -> str:
         if reached:
             todo.append(
                 f"to do: {name}'s hooks reach {len(reached)} of eco-mem's files"
-                f" ({reached[0]}): join {_pattern(folders, files)} to its exclude with |"
+                f" ({reached[0]}): join {pattern_for(folders, SINGLE_FILES)} to its exclude with |"
             )
     return "; ".join(todo)
-
-
-def _pattern(folders: list[str], files: list[str]) -> str:
-    """The exclude `ops.py blocks` writes (install/precommit.py's exclude_pattern)."""
-    escaped = [path.replace(".", "\\.") for path in (*folders, *files)]
-    return "|".join(
-        [f"^({'|'.join(escaped[: len(folders)])})/", *(f"^{f}$" for f in escaped[len(folders) :])]
-    )
 
 
 def _excluded(config: Path, file: str) -> bool:

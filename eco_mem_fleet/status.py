@@ -41,7 +41,7 @@ from eco_mem_fleet import token_free
 from eco_mem_fleet.autofix import refresh
 from eco_mem_fleet.clean_env import clean_environment
 from eco_mem_fleet.host_checks import PRE_COMMIT_CONFIG, add_host_check_args, run_checks
-from eco_mem_fleet.host_exclude import exclude_todo
+from eco_mem_fleet.host_exclude import SINGLE_FILES, exclude_todo
 from eco_mem_fleet.own_scripts import (
     DEFAULT_MEMORY_PATH,
     TIMED_OUT,
@@ -63,8 +63,6 @@ from eco_mem_fleet.versions import (
     unreadable,
 )
 
-CLAUDE_LINK = ".claude/skills/eco-mem"  # Claude Code's link to the skill, when it is on
-BIOME_SETTINGS = ".claude/biome.jsonc"  # beside a settings.json of eco-mem's hook alone
 # --host-checks in a repository with no pre-commit config: nothing ran, and "ok" says so.
 NO_HOOKS = f"no host hooks: no {PRE_COMMIT_CONFIG}"
 
@@ -217,7 +215,7 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
         status.problem = f"verify: {last}"
     read_review(status, fleet.scripts, script, path, fleet.timeout)
     judge_host_checks(status, path, answers, fleet.checks)
-    status.advice = exclude_todo(path, eco_mem_folders(answers), [CLAUDE_LINK, BIOME_SETTINGS])
+    status.advice = exclude_todo(path, eco_mem_folders(answers))
     return status
 
 
@@ -231,10 +229,11 @@ def scripts_changed(fleet: Fleet, version: str, path: str, answers: dict) -> str
     return runtime_difference(fleet.releases.folder, commit, tag, path, skill)
 
 
-# What eco-mem writes besides its two folders (the workflows only with ci: github-actions).
+# What eco-mem writes besides its two folders and SINGLE_FILES (the workflows only with
+# ci: github-actions).
 OWNED_FILES = (
     *(ANSWERS_FILE, "AGENTS.md", "CLAUDE.md", ".gitattributes", ".gitignore"),
-    *(".claude/settings.json", BIOME_SETTINGS, ".github/workflows/eco-mem.yml"),
+    *(".claude/settings.json", ".github/workflows/eco-mem.yml"),
     ".github/workflows/eco-mem-review.yml",
 )
 
@@ -256,7 +255,7 @@ def owned_files(path: str, answers: dict) -> list[str]:
             "-z",
             "--",
             *eco_mem_folders(answers),
-            CLAUDE_LINK,
+            *SINGLE_FILES,
             *OWNED_FILES,
         ],
         capture_output=True,

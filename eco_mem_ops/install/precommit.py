@@ -57,14 +57,19 @@ def exclude_pattern(root: Path) -> str:
 
     # The root's memory, then each package store (`init PATH`), as blocks refreshes them.
     folders = [protocol.SKILL_DIR, *all_stores(root)]
-    pattern = f"^({'|'.join(map(_regex, folders))})/"
+    files = []
     if protocol.CLAUDE_CODE and os.path.lexists(root / CLAUDE_LINK):
-        pattern += f"|^{_regex(CLAUDE_LINK)}$"
+        files.append(CLAUDE_LINK)
     # The Biome settings beside our settings.json (hooks.py) are JSONC, which a host's
     # check-json would refuse; while they are ours, no hook sees them either.
     if hooks.our_biome_settings(root):
-        pattern += f"|^{_regex(hooks.BIOME_SETTINGS)}$"
-    return pattern
+        files.append(hooks.BIOME_SETTINGS)
+    return pattern_for(folders, files)
+
+
+def pattern_for(folders: list[str], files: list[str]) -> str:
+    """The exclude for everything below `folders` and for each of `files` itself."""
+    return f"^({'|'.join(map(_regex, folders))})/" + "".join(f"|^{_regex(f)}$" for f in files)
 
 
 def block_lines(pattern: str) -> list[str]:
