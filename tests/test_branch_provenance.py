@@ -530,6 +530,18 @@ TAKE_UNCOMMITTED = {
 }
 
 
+def take_the_branch(here: Path, command: list[str], take: str) -> None:
+    """Run git `command` in `here`. For a take named "merge stopped", first commit a fact
+    of ours in the file the branch adds too, so that the merge stops on it."""
+    stops = take.startswith("merge stopped")
+    if stops:
+        (here / FACT).write_text(FACT_TEXT.replace("curl", "wget"))
+        git(here, "add", FACT)
+        git(here, "commit", "-qm", "a fact of ours, by hand")
+    done = subprocess.run(["git", *command], cwd=here, capture_output=True)
+    assert (done.returncode != 0) == stops, done.stderr
+
+
 @pytest.mark.parametrize("take", sorted(TAKE_UNCOMMITTED))
 def test_not_in_head_or_differing_from_it_is_not_written_here(
     origin: Path, tmp_path: Path, take: str
@@ -538,12 +550,7 @@ def test_not_in_head_or_differing_from_it_is_not_written_here(
     branch's desk, fact and row left uncommitted are named, never shown, in every case."""
     here = fresh_clone(origin, tmp_path / "here", "main")
     assert mem(here, "track").returncode == 0
-    if take.startswith("merge stopped"):  # the same fact file added on both sides
-        (here / FACT).write_text(FACT_TEXT.replace("curl", "wget"))
-        git(here, "add", FACT)
-        git(here, "commit", "-qm", "a fact of ours, by hand")
-    done = subprocess.run(["git", *TAKE_UNCOMMITTED[take]], cwd=here, capture_output=True)
-    assert (done.returncode != 0) == take.startswith("merge stopped"), done.stderr
+    take_the_branch(here, TAKE_UNCOMMITTED[take], take)
     assert (here / DESK).is_file() and ROW.strip() in (
         here / MEMORY / "semantic/INDEX.md"
     ).read_text()
@@ -712,12 +719,7 @@ def test_a_branchs_desk_over_a_desk_made_here_stays_that_branchs(
     made = mem(here, "new", "working", "--title", "fix login", "--goal", "our own goal")
     assert made.returncode == 0, made.stderr
     assert (here / DESK).is_file()
-    if take.startswith("merge stopped"):  # the same fact file added on both sides
-        (here / FACT).write_text(FACT_TEXT.replace("curl", "wget"))
-        git(here, "add", FACT)
-        git(here, "commit", "-qm", "a fact of ours, by hand")
-    done = subprocess.run(["git", *OVER_OUR_DESK[take]], cwd=here, capture_output=True)
-    assert (done.returncode != 0) == take.startswith("merge stopped"), done.stderr
+    take_the_branch(here, OVER_OUR_DESK[take], take)
     if take.endswith("unstaged"):
         git(here, "rm", "-q", "--cached", DESK)
     assert (here / DESK).read_text() == DESK_TEXT  # git overwrote our ignored desk
