@@ -197,11 +197,14 @@ class Fleet:
     """The origins seeds() describes plus one that cannot be cloned, their all-repos
     config, and what each labelled run did."""
 
-    def __init__(self, root: Path, template: Path) -> None:
+    def __init__(self, root: Path, template: Path, only: tuple[str, ...] = ()) -> None:
+        """Every situation seeds() describes, or `only` the ones named (each costs its
+        renders and a run of every program over it)."""
         self.root, self.template = root, template
         self.origins: dict[str, Path] = {}
         for name, (seed, branch) in seeds(template).items():
-            self.origins[name] = make_origin(root, name, seed, branch)
+            if not only or name in only:
+                self.origins[name] = make_origin(root, name, seed, branch)
         # Listed, but nothing is there to clone.
         self.origins["unclonable"] = root / "origins" / "unclonable.git"
         self.config = write_config(root, {name: str(path) for name, path in self.origins.items()})

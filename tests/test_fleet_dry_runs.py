@@ -3,7 +3,8 @@ of the seeded fleet and, after the real install, a dry upgrade with --diff.
 
 The dry runs push nothing, so the story in tests/test_fleet.py does not need them
 before its own steps; on a fleet of their own they run on another xdist worker, from
-the same states (the seeds, then the same install) as they did inside the story.
+the same states (the seeds, then the same install) as they did inside the story, for
+the three situations they look at.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from tests.fleet import Fleet, install, results, two_releases
 
 pytestmark = pytest.mark.start_early(seconds=330)  # see tests/conftest.py
 
+DRY_RUN_SEEDS = ("fresh", "at-v1", "forked-skill")
+
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Fleet:
     template = two_releases(tmp_path_factory.mktemp("fleet-template") / "eco-mem")
-    fleet = Fleet(tmp_path_factory.mktemp("fleet"), template)
+    # The situations the assertions read: an install's, an upgrade's, a conflict's.
+    fleet = Fleet(tmp_path_factory.mktemp("fleet"), template, only=DRY_RUN_SEEDS)
     fleet.run("install-dry", "eco_mem_fleet.install", "--template", str(template), "--dry-run")
     install(fleet)
     fleet.run(
