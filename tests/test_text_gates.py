@@ -104,11 +104,12 @@ def test_a_mebibyte_desk_of_markers_is_judged_without_hanging(host: Path, unit: 
     body = unit * ((MIB - 100) // len(unit))  # just under the file size cap
     desk = host / MEMORY / "working/long-line.md"
     desk.write_text(f"# Long line\n\n## Goal\n{body}\n", encoding="utf-8")
+    said = {}
     for command in (["verify", "--json"], ["context"]):
-        result = mem(host, *command, timeout=120)
+        said[command[0]] = result = mem(host, *command, timeout=120)
         assert result.returncode in (0, 1), result.stderr
     if "\n" not in unit:  # one line past the line cap: not read at all (text/textfile.py)
-        found = json.loads(mem(host, "verify", "--json").stdout)["findings"]
+        found = json.loads(said["verify"].stdout)["findings"]
         assert ("file.line-too-long", f"{MEMORY}/working/long-line.md") in {
             (item["rule"], item["path"]) for item in found
         }
