@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, change_runtime_module, git, run_ops
+from tests.helpers import MEMORY, SKILL, change_runtime_module, git, init_repo, run_ops
 from tests.memory_helpers import adopt, fact, mem
 
 pytestmark = pytest.mark.start_early(seconds=95)  # see tests/conftest.py
@@ -440,6 +441,31 @@ def test_paths_are_batched_to_fit_a_command_line(ecomem) -> None:
     assert [folder for group in groups for folder in group] == folders
     assert all(sum(len(folder) + 1 for folder in group) <= ARGS_BYTES for group in groups)
     assert len(groups) > 1 and batches([]) == [[]]
+
+
+def test_one_git_call_takes_input_and_answers_far_past_a_pipes_buffer(
+    ecomem, tmp_path: Path
+) -> None:
+    """GitCall reads git's answer while it writes the input: a megabyte each way in one
+    call, where writing all of it first would leave both sides waiting on a full pipe.
+    The timeout only guards against that hang."""
+    repo = init_repo(tmp_path / "repo")
+    (repo / ".gitignore").write_text("*.tmp\n", encoding="utf-8")
+    code = f"""
+import sys
+sys.path.insert(0, {str(Path(ecomem.__file__).parents[1])!r})
+from ecomem.git import MAX_INPUT, GitCall
+paths = [f"folder-{{n:06d}}/notes.tmp" for n in range(40000)]
+given = b"".join(path.encode() + b"\\0" for path in paths)
+assert 8 * 65536 < len(given) <= MAX_INPUT, len(given)
+asked = ("check-ignore", "--no-index", "-v", "-n", "-z", "--stdin")
+status, answer = GitCall({str(repo)!r}, *asked, given=given).result()
+assert status == 0 and answer.count(b"\\0") == 4 * len(paths), (status, len(answer))
+"""
+    done = subprocess.run(
+        [sys.executable, "-I", "-B", "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize("take", ["squash", "checkout", "cherry-pick"])

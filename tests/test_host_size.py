@@ -50,7 +50,9 @@ from tests.helpers import PROJECT
 # settings.json the install makes (issue 45; the link and fence scanners merged at 0).
 # +5: Python 3.9's zipimporter loads the archive's modules its own way, and the first
 # run's unpacking imports zipfile and tempfile only when it unpacks.
-LINES_CEILING = 17_506
+# +22: GitCall feeds git while it reads the answer, so one call takes a megabyte of
+# paths (200 package stores tracked in 14 check-ignore processes, not 918).
+LINES_CEILING = 17_528
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
 # of modules lower the line count; this one moves only when code does. Set at 11,381
 # on the runtime-file branch; +777 when the release's other work joined it (issue 44's
@@ -60,7 +62,8 @@ LINES_CEILING = 17_506
 # +26 for the review of it: the standard library alone on sys.path, modules by path.
 # +1 for .claude/biome.jsonc in track's list, as above.
 # +3 for Python 3.9's zipimporter, as above.
-CODE_LINES_CEILING = 12_258
+# +19 for GitCall feeding git while it reads, as above.
+CODE_LINES_CEILING = 12_277
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

@@ -213,7 +213,7 @@ class IgnoreCheck:
             self._calls, self._failure = [], refusal
             return
         batches, batch = [], b""
-        for path in self._names:  # a big store takes several git calls, each input fitting a pipe
+        for path in self._names:  # a store past MAX_INPUT of paths takes more than one git call
             entry = path.encode("utf-8", "surrogateescape") + b"\0"
             if batch and len(batch) + len(entry) > MAX_INPUT:
                 batches.append(batch)
