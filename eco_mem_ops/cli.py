@@ -18,7 +18,10 @@ DESCRIPTION = (
     "eco-mem's operator commands, run from a checkout of a release, never from a host."
     " Stdlib only, Python 3.9+."
 )
-EPILOG = "Exit codes: 0 ok, 1 findings, conflicts or refused, 2 usage or I/O error."
+EPILOG = (
+    "Exit codes: 0 ok, 1 findings, conflicts or refused, 2 usage or I/O error."
+    " `A --then B` runs command A, then B unless A failed (copier.yml's tasks do)."
+)
 HELP_WORDS = ("-h", "--help")
 
 
@@ -60,10 +63,23 @@ def build_parser(argv: list[str]):
     return cli.build_parser(argv, PROG, DESCRIPTION, EPILOG, commands)
 
 
+# Between two commands of one ops.py run: copier.yml's tasks chain theirs, so each copy
+# and update starts one Python, not three. Not an option of any command.
+THEN = "--then"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command in `argv`, or each of a chain of them in turn until one fails."""
+    argv = sys.argv[1:] if argv is None else argv
+    if THEN in argv:
+        at = argv.index(THEN)
+        return main(argv[:at]) or main(argv[at + 1 :])
+    return main_one(argv)
+
+
+def main_one(argv: list[str]) -> int:
     from . import runtime
 
-    argv = sys.argv[1:] if argv is None else argv
     try:
         runtime.use_release_runtime()
     except ImportError as error:

@@ -326,6 +326,26 @@ def test_blocks_command_repairs_in_place_and_refuses_malformed_markers(
     assert_no_traceback(result)
 
 
+def test_chained_operator_commands_stop_at_the_first_that_fails(
+    template_repo: Path, dst: Path
+) -> None:
+    """copier.yml's tasks run their commands as one `--then` chain: the first that fails
+    ends it with its exit code, as a failing task stops Copier, and the rest never run."""
+    copy_template(template_repo, dst)
+    agents, ignore = dst / "AGENTS.md", dst / ".gitignore"
+    ignore.write_text(".agents/\n", encoding="utf-8")  # hides the install: track must act
+    agents.write_text(f"{BEGIN}\nno end here\n", encoding="utf-8")
+
+    stopped = run_ops(dst, "blocks", "--then", "track")
+
+    assert stopped.returncode == 2 and "ops.py blocks: " in stopped.stderr
+    assert ignore.read_text(encoding="utf-8") == ".agents/\n"  # track never ran
+    agents.write_text("# mine\n", encoding="utf-8")
+    assert run_ops(dst, "blocks", "--then", "track").returncode == 0
+    assert BEGIN in agents.read_text(encoding="utf-8")
+    assert "!" in ignore.read_text(encoding="utf-8").replace(".agents/\n", "", 1)
+
+
 def test_malformed_markers_in_claude_md_leave_agents_md_untouched(
     template_repo: Path, dst: Path
 ) -> None:
