@@ -71,7 +71,9 @@ THEN = "--then"
 def main(argv: list[str] | None = None) -> int:
     """Run the command in `argv`, or each of a chain of them in turn until one fails."""
     argv = sys.argv[1:] if argv is None else argv
-    if THEN in argv:
+    # Past `--` a word is an argument (upgrade hands those to Copier), never a link.
+    before_dashes = argv[: argv.index("--")] if "--" in argv else argv
+    if THEN in before_dashes:
         at = argv.index(THEN)
         return main(argv[:at]) or main(argv[at + 1 :])
     return main_one(argv)

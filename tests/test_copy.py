@@ -341,6 +341,9 @@ def test_chained_operator_commands_stop_at_the_first_that_fails(
     assert stopped.returncode == 2 and "ops.py blocks: " in stopped.stderr
     assert ignore.read_text(encoding="utf-8") == ".agents/\n"  # track never ran
     agents.write_text("# mine\n", encoding="utf-8")
+    # Past `--` a word is an argument (upgrade's for Copier), not a link in the chain.
+    assert run_ops(dst, "blocks", "--help", "--", "--then", "track").returncode == 0
+    assert ignore.read_text(encoding="utf-8") == ".agents/\n"  # track never ran
     assert run_ops(dst, "blocks", "--then", "track").returncode == 0
     assert BEGIN in agents.read_text(encoding="utf-8")
     assert "!" in ignore.read_text(encoding="utf-8").replace(".agents/\n", "", 1)
