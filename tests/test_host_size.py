@@ -52,7 +52,9 @@ from tests.helpers import PROJECT
 # run's unpacking imports zipfile and tempfile only when it unpacks.
 # +22: GitCall feeds git while it reads the answer, so one call takes a megabyte of
 # paths (200 package stores tracked in 14 check-ignore processes, not 918).
-LINES_CEILING = 17_528
+# +4: write_blocks reads the settled claude_code answer when it runs, not when its
+# module was first imported (a default argument froze whatever was settled then).
+LINES_CEILING = 17_532
 # The same, counting code only: no blank line, comment or docstring. Essays moving out
 # of modules lower the line count; this one moves only when code does. Set at 11,381
 # on the runtime-file branch; +777 when the release's other work joined it (issue 44's
@@ -63,7 +65,8 @@ LINES_CEILING = 17_528
 # +1 for .claude/biome.jsonc in track's list, as above.
 # +3 for Python 3.9's zipimporter, as above.
 # +19 for GitCall feeding git while it reads, as above.
-CODE_LINES_CEILING = 12_277
+# +2 for write_blocks reading claude_code when it runs, as above.
+CODE_LINES_CEILING = 12_279
 UNLOADED_SHARE_LIMIT = 10.0  # percent of the host's lines that no host command loads
 
 

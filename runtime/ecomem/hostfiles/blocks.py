@@ -147,14 +147,18 @@ def written_name(root: Path, path: Path) -> str:
     )
 
 
-def write_blocks(root: Path, claude_code: bool = protocol.CLAUDE_CODE) -> list[str]:
-    """Bring both blocks up to date under `root`; return the files changed.
+def write_blocks(root: Path, claude_code: bool | None = None) -> list[str]:
+    """Bring both blocks up to date under `root`; return the files changed. CLAUDE.md
+    follows `claude_code`, by default the settled answer (read now: a default taken when
+    this module was imported would hold the answer of whatever imported it first).
 
     Checks every file before writing any, so a malformed CLAUDE.md, or a link out of
     the repository, leaves AGENTS.md untouched too. A host file that is a link to a
     file inside the repository is written through (the one block goes into the real
     file); one that leads out is refused (safe_open.UnsafeTarget, exit 2).
     """
+    if claude_code is None:
+        claude_code = protocol.CLAUDE_CODE
     agents = root / "AGENTS.md"
     claude = root / "CLAUDE.md"
     plans: list[tuple[Path, str, str]] = []
