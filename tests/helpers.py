@@ -161,14 +161,11 @@ def update_project(dst: Path, vcs_ref: str | None = None, **data) -> None:
 
 
 def run_script(root: Path, *args: str, skill: str = SKILL) -> subprocess.CompletedProcess:
-    """Run the rendered eco_mem.pyz as a user would, without a terminal (as in CI)."""
-    return subprocess.run(
-        [sys.executable, str(host_script(root, skill)), *args],
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-    )
+    """Run the rendered eco_mem.pyz as a user would, without a terminal (as in CI): as
+    `python eco_mem.pyz ARGS` in ROOT, answered by warm_runtime.py."""
+    from tests import warm_runtime
+
+    return warm_runtime.run(str(host_script(root, skill)), list(args), cwd=str(root))
 
 
 def host_script(root: Path, skill: str = SKILL) -> Path:

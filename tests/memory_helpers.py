@@ -1,14 +1,15 @@
-"""Drive the rendered memory commands the way an agent does: a subprocess in the host repo."""
+"""Drive the rendered memory commands the way an agent does: `python eco_mem.pyz` in the
+host repo (warm_runtime.py answers it as that command would, without a new interpreter)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
+from tests import warm_runtime
 from tests.helpers import HOST_RUNTIME, MEMORY, SKILL, host_script
 
 SCRIPT = f"{SKILL}/scripts/{HOST_RUNTIME}"
@@ -24,12 +25,11 @@ def today() -> str:
 def mem(
     host: Path, *args: str, stdin: str | None = None, env: dict | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(host_script(host)), *args],
-        cwd=host,
+    return warm_runtime.run(
+        str(host_script(host)),
+        list(args),
+        cwd=str(host),
         input=stdin if stdin is not None else "",
-        capture_output=True,
-        text=True,
         env={**os.environ, **(env or {})},
         timeout=timeout,
     )
