@@ -64,6 +64,10 @@ def _file_state(path: str | None) -> tuple | None:
     return info and (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def _ecomem_modules() -> list[str]:
+    return [name for name in sys.modules if name == "ecomem" or name.startswith("ecomem.")]
+
+
 class SetAside:
     """The `ecomem` modules of one unpacked tree, imported once and kept out of
     sys.modules, with the state of every file they were read from."""
@@ -76,6 +80,7 @@ class SetAside:
             return
         kept = sys.path[:]
         sys.path[:] = [tree, *(entry for entry in kept if entry.startswith(sys.base_prefix))]
+        others = {name: sys.modules.pop(name) for name in _ecomem_modules()}  # a test's own
         try:
             for name in self._names():
                 try:
@@ -84,7 +89,7 @@ class SetAside:
                     continue
         finally:
             sys.path[:] = kept
-        for name in [n for n in sys.modules if n == "ecomem" or n.startswith("ecomem.")]:
+        for name in _ecomem_modules():
             module = sys.modules.pop(name)
             spec = getattr(module, "__spec__", None)
             if spec is None or not (spec.origin or "").startswith(tree):
@@ -92,6 +97,7 @@ class SetAside:
             self.modules[name] = module
             for path in (spec.origin, spec.cached):
                 self.files[path] = _file_state(path)
+        sys.modules.update(others)
 
     def _names(self) -> list[str]:
         names = []
