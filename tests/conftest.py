@@ -92,6 +92,23 @@ def rendered(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 
 @pytest.fixture(scope="session")
+def _render_to_copy(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    host = init_repo(tmp_path_factory.mktemp("render-to-copy") / "host")
+    copy_template(template_repo, host)
+    return host
+
+
+@pytest.fixture
+def fresh_render(_render_to_copy: Path, tmp_path: Path) -> Path:
+    """`tmp_path/host` as `copy_template(template_repo, init_repo(tmp_path / "host"))`
+    leaves it (a default render, not committed), copied from one such render, git dir
+    included: for tests whose subject is what comes after the copy, not the copy."""
+    copy = tmp_path / "host"
+    shutil.copytree(_render_to_copy, copy, symlinks=True)
+    return copy
+
+
+@pytest.fixture(scope="session")
 def ecomem(rendered: Path):
     """The runtime's `ecomem` package from runtime/ source (the file a host gets is built
     from it), importable for unit tests of its rules; answers from a default render."""

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.load_rules import DATA, TARGETS, build, measure, write_args
-from tests.helpers import MEMORY, commit_all, copy_template, init_repo
+from tests.helpers import MEMORY, commit_all
 from tests.memory_helpers import mem
 
 SEMANTIC = f"{MEMORY}/semantic"
@@ -51,9 +51,8 @@ def test_find_prints_fewer_bytes_than_the_pile(stores: dict, label: str) -> None
     assert largest <= TARGETS[label] * pile, (largest, pile)
 
 
-def test_a_stated_rule_is_stored_in_one_command(template_repo: Path, tmp_path: Path) -> None:
-    host = init_repo(tmp_path / "host")
-    copy_template(template_repo, host)
+def test_a_stated_rule_is_stored_in_one_command(fresh_render: Path) -> None:
+    host = fresh_render
     title = "Every change to the billing code adds a changelog fragment under changes"
     made = mem(
         host,
@@ -83,11 +82,8 @@ def test_a_stated_rule_is_stored_in_one_command(template_repo: Path, tmp_path: P
     assert both.returncode == 2
 
 
-def test_new_slugs_are_key_words_within_40_characters_and_unique(
-    template_repo: Path, tmp_path: Path
-) -> None:
-    host = init_repo(tmp_path / "host")
-    copy_template(template_repo, host)
+def test_new_slugs_are_key_words_within_40_characters_and_unique(fresh_render: Path) -> None:
+    host = fresh_render
     titles = [
         "The staging database of the billing service listens on port 6543",
         "The staging database of the billing service listens on port 6544 now",
@@ -115,11 +111,8 @@ def test_new_slugs_are_key_words_within_40_characters_and_unique(
     assert again.returncode == 1 and "exists" in again.stderr  # the same title is one fact
 
 
-def test_verify_bounds_the_rules_bytes_and_names_the_rows(
-    template_repo: Path, tmp_path: Path
-) -> None:
-    host = init_repo(tmp_path / "host")
-    copy_template(template_repo, host)
+def test_verify_bounds_the_rules_bytes_and_names_the_rows(fresh_render: Path) -> None:
+    host = fresh_render
     body = "\n".join(f"Step {n}: " + "keep the rule's own words here, " * 3 for n in range(6))
     refused = None
     for number in range(40):
@@ -157,14 +150,11 @@ def test_verify_bounds_the_rules_bytes_and_names_the_rows(
     assert all(f"Team rule number {n} |" in printed for n in range(number + 1))
 
 
-def test_review_names_rule_candidates_on_an_unmarked_store(
-    template_repo: Path, tmp_path: Path, data: dict
-) -> None:
+def test_review_names_rule_candidates_on_an_unmarked_store(fresh_render: Path, data: dict) -> None:
     """A store from before the mark: review names the facts worded like rules, with the
     command that marks each, for the user to confirm; a description is never named, and
     a store that marks any row is not asked again."""
-    host = init_repo(tmp_path / "host")
-    copy_template(template_repo, host)
+    host = fresh_render
     chosen = {14: True, 23: True, 9: False, 30: False}  # fact index -> a rule?
     for index in chosen:
         fact = data["facts"][index]
@@ -190,11 +180,10 @@ def test_review_names_rule_candidates_on_an_unmarked_store(
     assert json.loads(mem(host, "review", "--json").stdout)["rule_candidates"] == []
 
 
-def test_a_rule_whose_text_gives_orders_is_withheld(template_repo: Path, tmp_path: Path) -> None:
+def test_a_rule_whose_text_gives_orders_is_withheld(fresh_render: Path) -> None:
     """find prints a rule's entry text, so that text passes the injection rule first: an
     entry edited by hand past the write gate gives no order through find."""
-    host = init_repo(tmp_path / "host")
-    copy_template(template_repo, host)
+    host = fresh_render
     made = mem(
         host,
         *("new", "semantic", "--title", "Money is kept in cents", "--stated-by-user"),

@@ -57,13 +57,6 @@ def set_source(host: Path, source: str) -> None:
     commit_all(host, "point at another template")
 
 
-@pytest.fixture
-def host(template_repo: Path, dst: Path) -> Path:
-    copy_template(template_repo, dst)
-    commit_all(dst, "install eco-mem")
-    return dst
-
-
 def test_an_edited_src_path_is_refused_and_its_template_never_runs(
     host: Path, tmp_path: Path
 ) -> None:
