@@ -13,11 +13,14 @@ again; any other tree, or a changed one, is imported as in a fresh process. A ta
 cache is thus read as the runtime itself would read it.
 
 What a child shares with the warm process, and a fresh interpreter would not have:
-the hash seed (set iteration order is the same in every child of a worker), and the
-interpreter's start-up settings. So a call whose environment differs from the warm
-process's in anything read at start-up (PYTHON*, locale, TZ, temp folder) runs in a
-real subprocess, as does every call when ECO_MEM_TESTS_COLD=1 (which checks that the
-suite passes both ways) or where fork is missing.
+the hash seed (set iteration order is the same in every child of a worker), the
+interpreter's start-up settings, and every runtime module imported before the command
+ran (a real run imports some only after it read the answers file, so a module that
+took a settled value at import, as write_blocks' default argument once did, behaves
+otherwise). So a call whose environment differs from the warm process's in anything
+read at start-up (PYTHON*, locale, TZ, temp folder) runs in a real subprocess, as does
+every call when ECO_MEM_TESTS_COLD=1 (the suite passes both ways) or where fork is
+missing. Only the tests use this; hosts run the runtime file as it is.
 """
 
 from __future__ import annotations
