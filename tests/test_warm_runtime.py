@@ -24,7 +24,11 @@ CASES = {
     "help": (["--help"], None, {}),
     "usage error": (["no-such-command"], None, {}),
     "refused write": ([*FACT, "--scope", "repo", "--body", "maybe? I think so"], None, {}),
-    "body on stdin": ([*FACT, "--scope", "repo", "--expires", "never", "--body", "-"], "Yes.\n", {}),
+    "body on stdin": (
+        [*FACT, "--scope", "repo", "--expires", "never", "--body", "-"],
+        "Yes.\n",
+        {},
+    ),
     "find": (["find", "deploy"], None, {}),
     "environment": (["context"], None, {"CLAUDE_PROJECT_DIR": "."}),
 }
