@@ -102,6 +102,9 @@ class SetAside:
                 self.files[path] = _file_state(path)
         sys.modules.update(others)
 
+    def __bool__(self) -> bool:
+        return bool(self.modules)
+
     def _names(self) -> list[str]:
         names = []
         top = os.path.join(self.tree, "ecomem")
@@ -269,7 +272,7 @@ def serve(control_fd: int, digest: str) -> None:
         if not message:
             return
         if aside is None and os.path.isdir(tree):
-            aside = SetAside(tree)
+            aside = SetAside(tree) or None  # none set aside (not unpacked yet): try again
         try:
             _serve_one(control, json.loads(message), fds, aside)
         finally:
