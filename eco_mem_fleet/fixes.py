@@ -55,8 +55,9 @@ def finish_install(scripts: OwnScripts, outcome: Outcome) -> str:
     """Run the copy's tasks (`blocks`, then `track`) from the fleet's checkout of the release;
     what blocks leaves to the operator joins the row's note.
 
-    Returns why the repository fails when track names a hiding rule, else "";
-    any other failure raises with its last line."""
+    Returns why the repository fails ("" when it does not): for a hiding rule track
+    names, what to add where; else the failing command's last line, which names the
+    command already ("ops.py blocks: AGENTS.md:3: ...")."""
     for command in ("blocks", "track"):
         done = scripts.run(scripts.operator(), command, root=".")
         sys.stdout.write(done.stdout + done.stderr)  # into all-repos' log for this repo
@@ -70,7 +71,8 @@ def finish_install(scripts: OwnScripts, outcome: Outcome) -> str:
                 " prints to that file, then rerun; nothing pushed"
             )
         last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise RuntimeError(f"ops.py {command}: {last}")
+        named = last if last.startswith(f"ops.py {command}: ") else f"ops.py {command}: {last}"
+        return f"{named}; nothing pushed"
     return ""
 
 

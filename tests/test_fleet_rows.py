@@ -137,3 +137,6 @@ def test_a_repository_never_installed_reads_from_nothing_when_its_install_fails(
     assert result.returncode == 1 and row["result"] == "failed", result.stdout + result.stderr
     # The render it threw away held an answers file at v2.0.0: the row is from "-".
     assert (row["before"], row["after"]) == ("-", "v2.0.0"), row
+    # blocks' own line, named once: what is wrong and where, not a Python exception.
+    assert row["message"].startswith("ops.py blocks: AGENTS.md:3: "), row["message"]
+    assert row["message"].count("ops.py blocks") == 1 and "Error" not in row["message"]
