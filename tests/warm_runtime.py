@@ -41,6 +41,7 @@ import time
 # only when it asks for the same values as the warm process started with.
 START_UP = re.compile(r"PYTHON.*|LANG|LANGUAGE|LC_.*|TZ|TMPDIR|TEMP|TMP")
 LARGEST_REQUEST = 128 * 1024  # a seqpacket message; larger requests run cold
+INTERPRETER_PATH: list[str] = []  # set by serve()
 
 
 def start_up_settings(env: dict[str, str]) -> dict[str, str]:
@@ -203,7 +204,7 @@ def _run_child(request: dict, aside: SetAside | None, streams: tuple) -> int:
     os.environ.update(request["env"])
     sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
     sys.argv = [request["script"], *request["args"]]
-    sys.path[:] = request["path"]
+    sys.path[:] = INTERPRETER_PATH  # runpy puts the runtime file first, as `python FILE` does
     sys.stdin = sys.__stdin__ = _std_stream(0, streams[0], write=False)
     sys.stdout = sys.__stdout__ = _std_stream(1, streams[1], write=True)
     sys.stderr = sys.__stderr__ = _std_stream(2, streams[2], write=True)
@@ -261,6 +262,10 @@ def serve(control_fd: int, digest: str) -> None:
     is a lifeline, and its end (the worker gone) ends this process too."""
     import select
 
+    # This process was started as `python FILE` too: past its own folder, its sys.path is
+    # the one a `python eco_mem.pyz` starts with.
+    global INTERPRETER_PATH
+    INTERPRETER_PATH = sys.path[1:]
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # managers are reaped by the kernel
     control = socket.socket(fileno=control_fd)
     tree, aside = _cache_tree(digest), None
@@ -298,16 +303,6 @@ class _Warm:
         )
         theirs.close()
         self.control, self.lock = ours, threading.Lock()
-        # What sys.path holds in `python FILE` (the file's folder first, then the
-        # interpreter's own path); the child replaces sys.path[0] with the runtime file.
-        self.path = json.loads(
-            subprocess.run(
-                [sys.executable, "-c", "import sys, json; print(json.dumps(sys.path))"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )[1:]
 
     def send(self, request: bytes, fds: list[int]) -> None:
         with self.lock:
@@ -341,7 +336,7 @@ def run(
     argv = [sys.executable, script, *args]
     warm = _warm_process() if script.endswith(".pyz") else None
     if warm is not None and start_up_settings(env) == warm.env:
-        request = {"script": script, "args": args, "cwd": cwd, "env": env, "path": warm.path}
+        request = {"script": script, "args": args, "cwd": cwd, "env": env}
         answered = _forked(warm, json.dumps(request).encode(), argv, input, timeout)
         if answered is not None:
             return answered
