@@ -3,10 +3,13 @@
 Each test is the same story: the template is tagged v1.0.0, a host copies it
 and lives with it (facts, episodes, edits), commits, then updates to v2.0.0
 (or v3.0.0) and we compare exact bytes. Modelled on copier's test_updatediff.
+The tests of what one plain update keeps and brings read one such host, `lived`,
+updated once; a test whose host differs (a fork, a deleted INDEX) has its own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import zipfile
@@ -26,6 +29,7 @@ from tests.helpers import (
     commit_all,
     copy_template,
     git,
+    init_repo,
     replace_in,
     run_ops,
     run_script,
@@ -165,15 +169,45 @@ def catalog_rows(dst: Path, drawer: str) -> list[str]:
     return [line for line in lines[lines.index("## Catalog") + 4 :] if line.startswith("|")]
 
 
-def test_team_memories_survive_a_protocol_rewrite(template: Path, dst: Path) -> None:
+OWN_ANSWERS = "_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
+AGENTS_ABOVE, AGENTS_BELOW = "# Team\n\nAbove our block.\n\n", "\nBelow our block.\n"
+DESK = "# Fix login\n\n## Goal\nUsers log in.\n"
+
+
+@dataclasses.dataclass
+class Lived:
+    """A v1.0.0 host as a team leaves it after months, then updated to v2.0.0 once."""
+
+    host: Path
+    team: dict[str, bytes]  # the memories and docs the team committed before the update
+    rows_before: dict[str, list[str]]
+
+
+@pytest.fixture(scope="module")
+def lived(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Lived:
+    """The story the tests below read, each a part of it, with one `copier update`
+    (each used to run its own): the host had a Copier answers file of its own before
+    the install, then the team wrote memories, text around our AGENTS.md block, and a
+    desk it has open (not committed) when the update comes."""
+    dst = init_repo(tmp_path_factory.mktemp("lived") / "host")
+    build_files(dst, {".copier-answers.yml": OWN_ANSWERS})
     installed(template, dst)
     team = months_of_use(dst)
+    agents = dst / "AGENTS.md"
+    agents.write_text(AGENTS_ABOVE + agents.read_text() + AGENTS_BELOW)
+    commit_all(dst, "team edits AGENTS.md")
     rows_before = {drawer: catalog_rows(dst, drawer) for drawer in DRAWERS}
+    (dst / MEMORY / "working/fix-login.md").write_text(DESK)
 
     update_project(dst, vcs_ref="v2.0.0")
 
-    team_bytes_intact(dst, team)
-    assert {drawer: catalog_rows(dst, drawer) for drawer in DRAWERS} == rows_before
+    return Lived(dst, team, rows_before)
+
+
+def test_team_memories_survive_a_protocol_rewrite(lived: Lived) -> None:
+    dst = lived.host
+    team_bytes_intact(dst, lived.team)
+    assert {drawer: catalog_rows(dst, drawer) for drawer in DRAWERS} == lived.rows_before
     assert "# eco-mem, v2" in (dst / SKILL / "SKILL.md").read_text()
     for drawer in DRAWERS:
         assert "How to use it" in (dst / MEMORY / drawer / "INDEX.md").read_text()
@@ -181,47 +215,34 @@ def test_team_memories_survive_a_protocol_rewrite(template: Path, dst: Path) -> 
     assert run_script(dst, "verify", "--today", "2026-11-30").returncode == 0
 
 
-def test_agents_md_keeps_team_text_and_gets_the_new_block(template: Path, dst: Path) -> None:
-    installed(template, dst)
-    agents = dst / "AGENTS.md"
-    block = agents.read_text()
-    agents.write_text("# Team\n\nAbove our block.\n\n" + block + "\nBelow our block.\n")
-    commit_all(dst, "team edits AGENTS.md")
-
-    update_project(dst, vcs_ref="v2.0.0")
-
-    text = agents.read_text()
-    assert text.startswith("# Team\n\nAbove our block.\n\n" + BEGIN + "\n\n## Memory for agents")
-    assert text.endswith(END + "\n\nBelow our block.\n")
+def test_agents_md_keeps_team_text_and_gets_the_new_block(lived: Lived) -> None:
+    text = (lived.host / "AGENTS.md").read_text()
+    assert text.startswith(AGENTS_ABOVE + BEGIN + "\n\n## Memory for agents")
+    assert text.endswith(END + "\n" + AGENTS_BELOW)
     assert text.count(BEGIN) == 1
-    no_conflicts(dst)
 
 
-def test_an_open_desk_is_untouched_and_still_ignored(template: Path, dst: Path) -> None:
-    installed(template, dst)
-    desk = dst / MEMORY / "working/fix-login.md"
-    desk.write_text("# Fix login\n\n## Goal\nUsers log in.\n")
-
-    update_project(dst, vcs_ref="v2.0.0")
-
-    assert desk.read_text() == "# Fix login\n\n## Goal\nUsers log in.\n"
-    git(dst, "check-ignore", "-q", str(desk))
+def test_an_open_desk_is_untouched_and_still_ignored(lived: Lived) -> None:
+    desk = lived.host / MEMORY / "working/fix-login.md"
+    assert desk.read_text() == DESK
+    git(lived.host, "check-ignore", "-q", str(desk))
 
 
-def test_a_cap_change_reaches_skill_contract_and_script(template: Path, dst: Path) -> None:
-    installed(template, dst)
-    update_project(dst, vcs_ref="v2.0.0")
-
+def test_a_cap_change_reaches_skill_contract_and_script(lived: Lived) -> None:
+    dst = lived.host
     assert "desks of 60 lines" in (dst / SKILL / "SKILL.md").read_text()
     assert "at most 60 lines" in (dst / MEMORY / "working/INDEX.md").read_text()
     runtime = zipfile.ZipFile(dst / SKILL / "scripts" / HOST_RUNTIME)  # rebuilt by the release
     assert b'"desk_lines": 60' in runtime.read("ecomem/protocol.py")
 
 
-def test_a_file_new_in_the_skill_appears(template: Path, dst: Path) -> None:
-    installed(template, dst)
-    update_project(dst, vcs_ref="v2.0.0")
-    assert (dst / SKILL / "references/faq.md").read_text() == "# FAQ\n\nNew in v2.\n"
+def test_a_file_new_in_the_skill_appears(lived: Lived) -> None:
+    assert (lived.host / SKILL / "references/faq.md").read_text() == "# FAQ\n\nNew in v2.\n"
+
+
+def test_the_hosts_own_copier_answers_are_untouched(lived: Lived) -> None:
+    assert (lived.host / ".copier-answers.yml").read_text() == OWN_ANSWERS
+    assert "_commit: v2.0.0" in (lived.host / ANSWERS).read_text()
 
 
 def test_a_forked_skill_conflicts_loudly_through_the_upgrade_command(
@@ -334,17 +355,6 @@ def test_a_reshaped_catalog_keeps_pipes_backslashes_and_backticks_in_cells(
     result = run_script(dst, "verify")
     assert result.returncode == 0, result.stdout + result.stderr
     no_conflicts(dst)
-
-
-def test_the_hosts_own_copier_answers_are_untouched(template: Path, dst: Path) -> None:
-    own = "_src_path: gh:acme/service-template\n_commit: v7.0.0\nname: billing\n"
-    build_files(dst, {".copier-answers.yml": own})
-    installed(template, dst)
-
-    update_project(dst, vcs_ref="v2.0.0")
-
-    assert (dst / ".copier-answers.yml").read_text() == own
-    assert "_commit: v2.0.0" in (dst / ANSWERS).read_text()
 
 
 def test_upgrade_refuses_a_dirty_tree_and_changes_nothing(template: Path, dst: Path) -> None:
