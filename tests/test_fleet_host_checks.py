@@ -117,7 +117,7 @@ def run(program: str, template: Path, root: Path, config: Path, *args: str, chec
     )
 
 
-def test_install_pushes_only_what_passes_the_hosts_pre_commit(
+def test_install_pushes_only_what_passes_the_hosts_pre_commit_and_each_failure_has_its_row(
     template: Path, tmp_path: Path
 ) -> None:
     configs = {
@@ -125,8 +125,14 @@ def test_install_pushes_only_what_passes_the_hosts_pre_commit(
         "passes": PASSES,
         "uncached": NOT_CACHED,
         "token-free": NEEDS_NO_TOKEN,
+        "protected": PASSES,  # its origin refuses the push
+        "gone": PASSES,  # its origin is no longer there
     }
     origins, config = fleet_of(tmp_path, configs)
+    hook = origins["protected"] / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected branch' >&2\nexit 1\n", encoding="utf-8")
+    hook.chmod(0o755)
+    shutil.move(origins["gone"], tmp_path / "moved-away.git")
     before = heads(origins)
 
     result, rows = install_failing_some(template, tmp_path, config)
@@ -134,7 +140,6 @@ def test_install_pushes_only_what_passes_the_hosts_pre_commit(
     assert (rejected["result"], rejected["pushed"]) == ("failed", False), rejected
     assert "host check pre-commit failed" in rejected["message"]
     assert "AGENTS.md is generated" in rejected["message"]
-    assert heads(origins)["rejects"] == before["rejects"]
     assert (rows["passes"]["result"], rows["passes"]["pushed"]) == ("installed", True)
     assert rows["passes"]["message"] == ""
     # The fleet's install wrote the pre-commit exclude too (ops.py blocks).
@@ -149,25 +154,50 @@ def test_install_pushes_only_what_passes_the_hosts_pre_commit(
     assert "example.invalid" in uncached_row["message"]
     assert "host check pre-commit failed" in result.stdout  # the table says it too
     assert "installed (unchecked)" in result.stdout and "1 unchecked" in result.stdout
+    # A refused push and a clone that cannot be made are rows of their own; the rest go on.
+    assert rows["protected"]["result"] == "failed" and rows["gone"]["result"] == "failed"
+    after = heads(origins)
+    assert after["protected"] == before["protected"] and after["rejects"] == before["rejects"]
+    status = run("status", template, tmp_path, config, "--json")
+    verdicts = {row["repo"]: row["ok"] for row in json.loads(status.stdout)["repos"]}
+    assert verdicts == {
+        "passes": True,
+        "token-free": True,
+        "uncached": False,  # its hooks never ran
+        "protected": False,
+        "gone": False,
+        "rejects": False,
+    }
 
 
-def test_status_never_calls_a_repository_whose_host_checks_did_not_run_ok(
+def test_status_calls_ok_only_a_repository_whose_host_checks_ran_and_passed(
     template: Path, tmp_path: Path
 ) -> None:
-    _origins, config = fleet_of(
-        tmp_path, {"uncached": NOT_CACHED, "passes": PASSES, "nohooks": NO_CONFIG}
-    )
+    """A hook that fails, hooks that were not run (not cached), none at all, and hooks
+    that pass, each in one repository, all installed without --host-checks (the
+    default: the fleet runs no repository code, and pushes an install the host's hooks
+    reject); then status, with the host checks and without."""
+    configs = {"rejects": REJECTS_AGENTS_MD, "uncached": NOT_CACHED, "passes": PASSES}
+    _origins, config = fleet_of(tmp_path, {**configs, "nohooks": NO_CONFIG})
     installed = run("install", template, tmp_path, config, checks=False)
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    clone_all(config)
 
     result = run("status", template, tmp_path, config, "--json")
     table = run("status", template, tmp_path, config)
 
     repos = {row["repo"]: row for row in json.loads(result.stdout)["repos"]}
-    assert result.returncode == 1 and repos["passes"]["ok"] is True, result.stdout
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert repos["passes"]["ok"] is True and repos["passes"]["host_checks"] == "pre-commit passed"
+    assert repos["rejects"]["ok"] is False
+    assert repos["rejects"]["problem"].startswith("host-checks-fail: pre-commit: ")
+    # The hook's verdict leaves the clone as its origin holds it.
+    assert git(tmp_path / "clones" / "rejects", "status", "--porcelain") == ""
+    assert "host-checks-fail: pre-commit" in table.stdout
+    # Not run is not ok: the row says "unchecked" and why.
     assert repos["uncached"]["ok"] is False
     assert repos["uncached"]["host_checks"].startswith("unchecked: pre-commit not run")
-    assert "2 of 3 repositories ok, 1 unchecked" in table.stdout
+    assert "2 of 4 repositories ok, 1 unchecked" in table.stdout
     assert "unchecked: pre-commit not run: hooks not cached" in table.stdout
     # No hooks at all: ok, and the row says nothing ran rather than a bare "ok".
     assert repos["nohooks"]["ok"] is True
@@ -176,7 +206,7 @@ def test_status_never_calls_a_repository_whose_host_checks_did_not_run_ok(
     assert nohooks_line.endswith("ok (no host hooks: no .pre-commit-config.yaml)"), nohooks_line
     # Not asked for, nothing is claimed either way: all are ok on eco-mem's own checks.
     plain = run("status", template, tmp_path, config, checks=False)
-    assert plain.returncode == 0 and "3 of 3 repositories ok" in plain.stdout, plain.stdout
+    assert plain.returncode == 0 and "4 of 4 repositories ok" in plain.stdout, plain.stdout
     assert "no host hooks" not in plain.stdout
 
 
@@ -222,30 +252,6 @@ def test_what_the_operator_must_do_by_hand_is_in_the_row_and_the_table(
     git(work, "push", "-q")
     after = run("status", template, tmp_path, config, checks=False)
     assert after.returncode == 0 and "1 of 1 repositories ok" in after.stdout, after.stdout
-
-
-def test_status_calls_a_repository_whose_host_checks_fail_not_ok(
-    template: Path, tmp_path: Path
-) -> None:
-    _origins, config = fleet_of(tmp_path, {"rejects": REJECTS_AGENTS_MD, "passes": PASSES})
-    # Without --host-checks (the default) the fleet runs no repository code, and pushes
-    # an install the host's hooks reject.
-    forced = run("install", template, tmp_path, config, checks=False)
-    assert forced.returncode == 0, forced.stdout + forced.stderr
-    clone_all(config)
-
-    result = run("status", template, tmp_path, config, "--json")
-
-    repos = {row["repo"]: row for row in json.loads(result.stdout)["repos"]}
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert repos["rejects"]["ok"] is False
-    assert repos["rejects"]["problem"].startswith("host-checks-fail: pre-commit: ")
-    assert repos["passes"]["ok"] is True and repos["passes"]["host_checks"] == "pre-commit passed"
-    # The hook's verdict leaves the clone as its origin holds it.
-    assert git(tmp_path / "clones" / "rejects", "status", "--porcelain") == ""
-    table = run("status", template, tmp_path, config)
-    assert "host-checks-fail: pre-commit" in table.stdout
-    assert "1 of 2 repositories ok" in table.stdout
 
 
 def test_a_hook_that_needs_no_download_is_cached_by_definition(tmp_path: Path) -> None:
@@ -309,31 +315,6 @@ def test_an_upgrade_the_hosts_hooks_reject_is_not_pushed(template: Path, tmp_pat
 
     refused_and_not_pushed(result, report, "svc", "keep the old memory heading")
     assert heads(origins) == before
-
-
-def test_a_refused_push_a_broken_clone_and_a_failing_hook_each_get_their_row(
-    template: Path, tmp_path: Path
-) -> None:
-    configs = {"fine": PASSES, "protected": PASSES, "gone": PASSES, "rejects": REJECTS_AGENTS_MD}
-    origins, config = fleet_of(tmp_path, configs)
-    hook = origins["protected"] / "hooks" / "pre-receive"
-    hook.write_text("#!/bin/sh\necho 'protected branch' >&2\nexit 1\n", encoding="utf-8")
-    hook.chmod(0o755)
-    shutil.move(origins["gone"], tmp_path / "moved-away.git")
-    before = heads(origins)
-
-    _, rows = install_failing_some(template, tmp_path, config)
-    assert {name: row["result"] for name, row in rows.items()} == {
-        "fine": "installed",
-        "protected": "failed",
-        "gone": "failed",
-        "rejects": "failed",
-    }
-    after = heads(origins)
-    assert after["protected"] == before["protected"] and after["rejects"] == before["rejects"]
-    status = run("status", template, tmp_path, config, "--json")
-    verdicts = {row["repo"]: row["ok"] for row in json.loads(status.stdout)["repos"]}
-    assert verdicts == {"fine": True, "protected": False, "gone": False, "rejects": False}
 
 
 def hooks_repository(root: Path) -> Path:
