@@ -11,9 +11,9 @@ a script without -I, and a file named operator.py would shadow the standard libr
 import os
 import sys
 
-# Copier renders the checkout this file sits in: bytecode written beside it would reach
-# every host. Write none (the operator runs rarely; compiling costs little).
-sys.dont_write_bytecode = True
+# Bytecode is written beside this checkout's modules, as Python does: Copier renders only
+# its template/ folder (copier.yml's _subdirectory), so no host gets it. Compiling them
+# afresh cost every run 0.04 to 0.09 s of CPU, as much as most commands themselves.
 
 # A relative PATH entry (an empty one, as in a PATH ending in `:`, or `.`) names the folder
 # a program runs in, and ops.py runs in the host (`--root .`, Copier's tasks, the fleet's
