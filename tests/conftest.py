@@ -66,12 +66,22 @@ def dst(tmp_path: Path) -> Path:
     return init_repo(tmp_path / "host")
 
 
-@pytest.fixture(scope="module")
-def pristine(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A default render, committed. Tests never touch it; they get `host`, a copy."""
-    host = init_repo(tmp_path_factory.mktemp("pristine") / "host")
-    copy_template(template_repo, host)
+@pytest.fixture(scope="session")
+def _committed_render(_render_to_copy: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    host = tmp_path_factory.mktemp("committed-render") / "host"
+    shutil.copytree(_render_to_copy, host, symlinks=True)
     commit_all(host, "install eco-mem")
+    return host
+
+
+@pytest.fixture(scope="module")
+def pristine(_committed_render: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A default render, committed. Tests never touch it; they get `host`, a copy.
+    Each module gets its own copy of one render per worker (git dir included), not a
+    render of its own: some forty modules start from it, and their subject is what
+    follows the install."""
+    host = tmp_path_factory.mktemp("pristine") / "host"
+    shutil.copytree(_committed_render, host, symlinks=True)
     return host
 
 
