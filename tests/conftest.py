@@ -4,7 +4,6 @@ destination repositories, all real git in temp dirs."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -12,7 +11,15 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.helpers import PROJECT, commit_all, copy_template, git, init_repo, snapshot_template
+from tests.helpers import (
+    PROJECT,
+    commit_all,
+    copy_of,
+    copy_template,
+    git,
+    init_repo,
+    snapshot_template,
+)
 
 # Hypothesis profiles for properties whose every example is a real `copier update`
 # (about two seconds each): a few examples on a laptop, more in CI (CI=true, which
@@ -67,9 +74,24 @@ def dst(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def _committed_render(_render_to_copy: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    host = tmp_path_factory.mktemp("committed-render") / "host"
-    shutil.copytree(_render_to_copy, host, symlinks=True)
+def default_render(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The one default render each worker makes (not committed). Never touched: the
+    fixtures below copy it, git dir included, for tests whose subject is what follows
+    the install; a copy is the render, byte for byte, at another path."""
+    host = init_repo(tmp_path_factory.mktemp("default-render") / "host")
+    copy_template(template_repo, host)
+    return host
+
+
+@pytest.fixture(scope="session")
+def rendered(default_render: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A default render, shared by tests that only read it."""
+    return copy_of(default_render, tmp_path_factory.mktemp("rendered"))
+
+
+@pytest.fixture(scope="session")
+def _committed_render(default_render: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    host = copy_of(default_render, tmp_path_factory.mktemp("committed-render"))
     commit_all(host, "install eco-mem")
     return host
 
@@ -80,42 +102,21 @@ def pristine(_committed_render: Path, tmp_path_factory: pytest.TempPathFactory) 
     Each module gets its own copy of one render per worker (git dir included), not a
     render of its own: some forty modules start from it, and their subject is what
     follows the install."""
-    host = tmp_path_factory.mktemp("pristine") / "host"
-    shutil.copytree(_committed_render, host, symlinks=True)
-    return host
+    return copy_of(_committed_render, tmp_path_factory.mktemp("pristine"))
 
 
 @pytest.fixture
 def host(pristine: Path, tmp_path: Path) -> Path:
     """A fresh copy of `pristine` (a module may override `pristine` to add files)."""
-    copy = tmp_path / "host"
-    shutil.copytree(pristine, copy, symlinks=True)
-    return copy
-
-
-@pytest.fixture(scope="session")
-def rendered(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One default render, shared by tests that only read it."""
-    host = init_repo(tmp_path_factory.mktemp("rendered") / "host")
-    copy_template(template_repo, host)
-    return host
-
-
-@pytest.fixture(scope="session")
-def _render_to_copy(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    host = init_repo(tmp_path_factory.mktemp("render-to-copy") / "host")
-    copy_template(template_repo, host)
-    return host
+    return copy_of(pristine, tmp_path)
 
 
 @pytest.fixture
-def fresh_render(_render_to_copy: Path, tmp_path: Path) -> Path:
+def fresh_render(default_render: Path, tmp_path: Path) -> Path:
     """`tmp_path/host` as `copy_template(template_repo, init_repo(tmp_path / "host"))`
     leaves it (a default render, not committed), copied from one such render, git dir
     included: for tests whose subject is what comes after the copy, not the copy."""
-    copy = tmp_path / "host"
-    shutil.copytree(_render_to_copy, copy, symlinks=True)
-    return copy
+    return copy_of(default_render, tmp_path)
 
 
 @pytest.fixture(scope="session")

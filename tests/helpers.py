@@ -148,6 +148,14 @@ def copy_template(
     )
 
 
+def copy_of(render: Path, folder: Path) -> Path:
+    """`folder/host`, a copy of the host at `render`, git dir and links included: a render
+    is the same bytes at another path (tests/conftest.py makes one per worker)."""
+    host = folder / "host"
+    shutil.copytree(render, host, symlinks=True)
+    return host
+
+
 def update_project(dst: Path, vcs_ref: str | None = None, **data) -> None:
     copier.run_update(
         dst,

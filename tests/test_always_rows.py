@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, SKILL, commit_all, copy_template, init_repo
+from tests.helpers import MEMORY, SKILL, commit_all, copy_of
 from tests.memory_helpers import fact, mem, snapshot
 
 GETTEXT = "User-facing messages go through gettext"
@@ -20,9 +20,8 @@ SEMANTIC = f"{MEMORY}/semantic/INDEX.md"
 
 
 @pytest.fixture(scope="module")
-def host(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    host = init_repo(tmp_path_factory.mktemp("always") / "host")
-    copy_template(template_repo, host)
+def host(default_render: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    host = copy_of(default_render, tmp_path_factory.mktemp("always"))
     (host / "src/api").mkdir(parents=True)
     (host / "src/api/users.py").write_text("USERS = []\n")
     assert fact(host, GETTEXT, "--always").returncode == 0

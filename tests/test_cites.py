@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, commit_all, copy_template, init_repo
+from tests.helpers import MEMORY, commit_all, copy_of
 from tests.memory_helpers import fact, mem, refused_rules, snapshot, today, verify_findings
 
 SEMANTIC = f"{MEMORY}/semantic"
@@ -22,9 +22,8 @@ SETTINGS = "src/settings.py"
 
 
 @pytest.fixture(scope="module")
-def pristine(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    host = init_repo(tmp_path_factory.mktemp("pristine") / "host")
-    copy_template(template_repo, host)
+def pristine(default_render: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    host = copy_of(default_render, tmp_path_factory.mktemp("pristine"))
     (host / "src").mkdir()
     # CRLF line ends, a quoted string and non-ASCII text, as real source files have.
     (host / SETTINGS).write_bytes(

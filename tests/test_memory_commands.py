@@ -20,9 +20,8 @@ from tests.helpers import (
     assert_exit,
     assert_no_traceback,
     commit_all,
-    copy_template,
+    copy_of,
     git,
-    init_repo,
 )
 from tests.memory_helpers import (
     SCRIPT,
@@ -40,9 +39,8 @@ SEMANTIC = f"{MEMORY}/semantic"
 
 
 @pytest.fixture(scope="module")
-def pristine(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    host = init_repo(tmp_path_factory.mktemp("pristine") / "host")
-    copy_template(template_repo, host)
+def pristine(default_render: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    host = copy_of(default_render, tmp_path_factory.mktemp("pristine"))
     (host / "scripts").mkdir()
     (host / "scripts/release.sh").write_text("#!/bin/sh\n", encoding="utf-8")
     commit_all(host, "install eco-mem")

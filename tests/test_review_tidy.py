@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMORY, commit_all, copy_template, init_repo
+from tests.helpers import MEMORY, commit_all, copy_of
 from tests.memory_helpers import mem, snapshot
 
 FIND_RECALL = Path(__file__).resolve().parent.parent / "benchmarks/data/find_recall.json"
@@ -56,9 +56,8 @@ ROT = [
 
 
 @pytest.fixture(scope="module")
-def rotted(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
-    host = init_repo(tmp_path_factory.mktemp("tidy") / "host")
-    copy_template(template_repo, host)
+def rotted(default_render: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
+    host = copy_of(default_render, tmp_path_factory.mktemp("tidy"))
     facts = json.loads(FIND_RECALL.read_text(encoding="utf-8"))["facts"]
     written = [(fact["title"], fact["scope"], fact["body"]) for fact in facts]
     written += MORE + [rot[:3] for rot in ROT]

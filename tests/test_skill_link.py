@@ -10,16 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import commit_all, copy_template, git, init_repo, run_script
+from tests.helpers import commit_all, copy_of, copy_template, git, init_repo, run_script
 
 LINK = ".claude/skills/eco-mem"
 RULE = "skill.link-checked-out-as-file"
 
 
 @pytest.fixture(scope="module")
-def origin(template_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    host = init_repo(tmp_path_factory.mktemp("origin") / "host")
-    copy_template(template_repo, host)
+def origin(default_render: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    host = copy_of(default_render, tmp_path_factory.mktemp("origin"))
     commit_all(host, "Install eco-mem")
     return host
 
