@@ -102,7 +102,11 @@ def pristine(_committed_render: Path, tmp_path_factory: pytest.TempPathFactory) 
     Each module gets its own copy of one render per worker (git dir included), not a
     render of its own: some forty modules start from it, and their subject is what
     follows the install."""
-    return copy_of(_committed_render, tmp_path_factory.mktemp("pristine"))
+    host = copy_of(_committed_render, tmp_path_factory.mktemp("pristine"))
+    # The copies' inodes and times are new: refresh the index as the install's commit
+    # left it, so the first `git status` in a test does not rewrite .git/index.
+    git(host, "update-index", "-q", "--refresh")
+    return host
 
 
 @pytest.fixture
