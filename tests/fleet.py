@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -68,6 +69,25 @@ def read_report(path: Path) -> dict[str, dict]:
     """A --report file as {repo: its JSON object}; empty when none was written."""
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
     return {row["repo"]: row for row in map(json.loads, lines)}
+
+
+# Renders of a template at a ref, made once, whose files seed_render copies.
+SEED_RENDERS: dict[tuple[Path, str], Path] = {}
+
+
+def seed_render(template: Path, work: Path, ref: str) -> None:
+    """The files `copy_template(template, work, vcs_ref=ref)` leaves in `work` (a seed's
+    new repository), copied from one render of that release: an origin gets the files,
+    not the git state the render's tasks left in its clone. Renders are the slow part of
+    a fleet's set-up, and most seeds start from the same one."""
+    made = SEED_RENDERS.get((template, ref))
+    if made is None:
+        made = init_repo(template.parent / f"{template.name}-render-{ref}")
+        copy_template(template, made, vcs_ref=ref)
+        SEED_RENDERS[(template, ref)] = made
+    shutil.copytree(
+        made, work, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git")
+    )
 
 
 def make_origin(root: Path, name: str, seed: Seed, branch: str = "master") -> Path:
@@ -153,7 +173,7 @@ def seeds(template: Path) -> dict[str, tuple]:
 
     def at(ref: str, then=None):
         def seed(work: Path) -> None:
-            copy_template(template, work, vcs_ref=ref)
+            seed_render(template, work, ref)
             if then:
                 then(work)
 

@@ -12,10 +12,11 @@ from tests.fleet import (
     make_origin,
     read_report,
     run_module,
+    seed_render,
     two_releases,
     write_config,
 )
-from tests.helpers import build_files, copy_template
+from tests.helpers import build_files
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ def run(tmp_path_factory: pytest.TempPathFactory):
         "nested": make_origin(
             root, "nested", lambda work: build_files(work, {".agents/.gitignore": "skills/*\n"})
         ),
-        "at-v1": make_origin(root, "at-v1", lambda work: copy_template(template, work, "v1.0.0")),
+        "at-v1": make_origin(root, "at-v1", lambda work: seed_render(template, work, "v1.0.0")),
         "fresh": make_origin(root, "fresh", lambda work: None),
     }
     config = write_config(root, {name: str(path) for name, path in origins.items()})

@@ -30,6 +30,7 @@ from tests.fleet import (
     read_report,
     results,
     run_module,
+    seed_render,
     seeds,
     two_releases,
     write_config,
@@ -40,7 +41,6 @@ from tests.helpers import (
     SKILL,
     assert_no_traceback,
     change_runtime_module,
-    copy_template,
     git,
     runtime_module,
 )
@@ -371,7 +371,7 @@ def test_status_names_a_repository_whose_scripts_are_not_its_releases(
     clone's tree with the release's, and names the file a commit changed."""
 
     def edit_script(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v2.0.0")
+        seed_render(template, work, "v2.0.0")
         patched = runtime_module(work, "ecomem/cli.py") + "# a local patch\n"
         change_runtime_module(work, "ecomem/cli.py", patched)
 

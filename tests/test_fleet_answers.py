@@ -31,6 +31,7 @@ from tests.fleet import (
     origin_files,
     read_report,
     run_module,
+    seed_render,
     two_releases,
     write_config,
 )
@@ -80,17 +81,17 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):
     template = two_releases(root / "eco-mem")
 
     def computed(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         with (work / ANSWERS).open("a", encoding="utf-8") as answers:
             answers.write(COMPUTED_ANSWERS)
 
     def dot_git(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         replace_in(work / ANSWERS, "skill_path: .agents/skills", "skill_path: .GIT/hooks")
 
     def linked_git(work: Path) -> None:
         # Review 3, #6: `lnk -> .git` committed, and the answers name lnk.
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         (work / "lnk").symlink_to(".git")
         replace_in(work / ANSWERS, "skill_path: .agents/skills", "skill_path: lnk")
 
@@ -100,11 +101,11 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):
         (work / ".claude/skills").symlink_to("../.git")
 
     def unreadable(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         (work / ANSWERS).write_bytes(b"_commit: [\n\xff\n")
 
     def clean(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
 
     def bare(work: Path) -> None:
         pass

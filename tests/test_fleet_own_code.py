@@ -23,6 +23,7 @@ from tests.fleet import (
     make_origin,
     read_report,
     run_module,
+    seed_render,
     two_releases,
     write_config,
 )
@@ -31,7 +32,6 @@ from tests.helpers import (
     SKILL,
     build_files,
     change_runtime_module,
-    copy_template,
     replace_in,
 )
 from tests.test_update_trust import attacker_template
@@ -60,16 +60,16 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):
     )
 
     def poisoned(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         change_runtime_module(work, "ecomem/__init__.py", poison)
         build_files(work, {f"{SKILL}/scripts/argparse.py": poison})
 
     def other_source(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         replace_in(work / ANSWERS, f"_src_path: {template}", f"_src_path: {attacker}")
 
     def escapes(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         replace_in(work / ANSWERS, "skill_path: .agents/skills", "skill_path: ../../outside")
 
     origins = {

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fleet import clone_all, make_origin, run_module, two_releases, write_config
-from tests.helpers import SKILL, build_files, copy_template, run_script
+from tests.fleet import clone_all, make_origin, run_module, seed_render, two_releases, write_config
+from tests.helpers import SKILL, build_files, run_script
 
 SCRIPTS = f"{SKILL}/scripts"
 # Where a branch points the host's commands without touching the answers file.
@@ -26,7 +26,7 @@ def test_status_names_a_runtime_changed_by_files_that_are_not_python(tmp_path: P
 
     def added(files: dict[str, str | bytes]):
         def seed(work: Path) -> None:
-            copy_template(template, work, vcs_ref="v2.0.0")
+            seed_render(template, work, "v2.0.0")
             build_files(work, files)
 
         return seed

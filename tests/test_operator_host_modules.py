@@ -14,7 +14,15 @@ import os
 import sys
 from pathlib import Path
 
-from tests.fleet import clone_all, make_origin, read_report, run_module, two_releases, write_config
+from tests.fleet import (
+    clone_all,
+    make_origin,
+    read_report,
+    run_module,
+    seed_render,
+    two_releases,
+    write_config,
+)
 from tests.helpers import ANSWERS, build_files, commit_all, copy_template, init_repo, run_ops
 
 # Module names the operator's Python imports, or runs with -m, on its way to Copier.
@@ -73,7 +81,7 @@ def test_the_fleet_imports_none_of_a_repositorys_modules(tmp_path: Path) -> None
         plant(work, markers)
 
     def to_upgrade(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         plant(work, markers)
 
     origins = {

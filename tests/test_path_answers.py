@@ -24,6 +24,7 @@ from tests.fleet import (
     origin_file,
     read_report,
     run_module,
+    seed_render,
     two_releases,
     write_config,
 )
@@ -145,11 +146,11 @@ def test_a_fleet_upgrade_refuses_a_skill_path_with_a_shell_payload_and_pushes_no
     template = two_releases(tmp_path / "eco-mem")
 
     def payload(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
         replace_in(work / ANSWERS, "skill_path: .agents/skills", f"skill_path: '{SHELL_PAYLOAD}'")
 
     def clean(work: Path) -> None:
-        copy_template(template, work, vcs_ref="v1.0.0")
+        seed_render(template, work, "v1.0.0")
 
     origins = {name: make_origin(tmp_path, name, seed) for name, seed in
                {"payload": payload, "clean": clean}.items()}  # fmt: skip

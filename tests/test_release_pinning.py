@@ -26,6 +26,7 @@ from tests.fleet import (
     read_report,
     release_v2,
     run_module,
+    seed_render,
     two_releases,
     write_config,
 )
@@ -175,7 +176,7 @@ def test_the_fleet_refuses_the_commit_and_renders_releases_without_the_token(
 
     def seeded(commit: str):
         def seed(work: Path) -> None:
-            copy_template(template, work, vcs_ref="v1.0.0")
+            seed_render(template, work, "v1.0.0")
             answers = work / ANSWERS
             text = answers.read_text(encoding="utf-8")
             answers.write_text(text.replace("v1.0.0", commit), encoding="utf-8")
