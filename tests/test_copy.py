@@ -410,6 +410,20 @@ def test_a_copy_by_a_python_that_writes_bytecode_renders_none(
     assert not list(dst.rglob("*.pyc"))
 
 
+def test_bytecode_in_the_templates_folder_is_never_rendered(tmp_path: Path, dst: Path) -> None:
+    """ops.py writes bytecode beside its checkout's modules; should any land in template/
+    (committed, even), copier.yml's _exclude keeps it out of the host."""
+
+    def plant(repo: Path) -> None:
+        build_files(repo / "template", {"__pycache__/x.cpython-311.pyc": b"\0", "stray.pyc": b"\0"})
+
+    template = snapshot_template(tmp_path / "template", "v0.0.1", mutate=plant)
+    copy_template(template, dst)
+    assert (dst / SKILL / "SKILL.md").is_file()
+    rendered = [path for path in dst.rglob("*") if ".git" not in path.relative_to(dst).parts]
+    assert not [path for path in rendered if path.suffix == ".pyc" or path.name == "__pycache__"]
+
+
 def test_the_readme_says_how_much_code_lands(rendered: Path) -> None:
     """README's counts of what an install adds are a render's, file for file; its line
     count is "about", to the nearest thousand."""
