@@ -156,6 +156,18 @@ def copy_of(render: Path, folder: Path) -> Path:
     return host
 
 
+def built_once(dst: Path, first: Path, build: Callable[[Path], None]) -> None:
+    """`dst`, an empty repository, as `build(dst)` leaves it. The first call builds it and
+    keeps a copy at `first`; later calls with the same `first` copy that (git dir
+    included): for tests whose subject is what follows the build."""
+    if first.exists():
+        shutil.rmtree(dst)
+        shutil.copytree(first, dst, symlinks=True)
+        return
+    build(dst)
+    shutil.copytree(dst, first, symlinks=True)
+
+
 def update_project(dst: Path, vcs_ref: str | None = None, **data) -> None:
     copier.run_update(
         dst,

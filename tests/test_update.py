@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from tests.helpers import (
     SKILL,
     assert_no_traceback,
     build_files,
+    built_once,
     commit_all,
     copy_template,
     git,
@@ -128,25 +128,19 @@ def months_of_use(dst: Path) -> dict[str, bytes]:
     return {path: (dst / path).read_bytes() for path in files}
 
 
-# The first v1.0.0 install of each template, which `installed` copies after that.
-FIRST_INSTALL: dict[Path, Path] = {}
-
-
 def installed(template: Path, dst: Path) -> None:
     """`dst` with v1.0.0 installed and committed. Into an empty repository it is rendered
     once per template, then copied (git dir included): these tests are about the update
     that follows. A repository holding the test's own files gets a render of its own."""
-    first = FIRST_INSTALL.get(template)
-    empty = [path.name for path in dst.iterdir()] == [".git"]
-    if first is not None and empty:
-        shutil.rmtree(dst)
-        shutil.copytree(first, dst, symlinks=True)
-        return
-    copy_template(template, dst, vcs_ref="v1.0.0")
-    commit_all(dst, "install eco-mem v1")
-    if first is None and empty:
-        FIRST_INSTALL[template] = template.parent / "first-v1-install"
-        shutil.copytree(dst, FIRST_INSTALL[template], symlinks=True)
+
+    def install(host: Path) -> None:
+        copy_template(template, host, vcs_ref="v1.0.0")
+        commit_all(host, "install eco-mem v1")
+
+    if [path.name for path in dst.iterdir()] == [".git"]:
+        built_once(dst, template.parent / "first-v1-install", install)
+    else:
+        install(dst)
 
 
 def team_bytes_intact(dst: Path, team: dict[str, bytes]) -> None:

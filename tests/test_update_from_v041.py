@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from tests.helpers import (
     SKILL,
     assert_no_traceback,
     build_files,
+    built_once,
     commit_all,
     copy_template,
     git,
@@ -80,27 +80,21 @@ def memory_bytes(host: Path) -> dict[str, bytes]:
     return found
 
 
-# The first v0.4.1 install with the team's memory, per template, which the tests after
-# it copy (git dir included) into their empty `dst`: their subject is the move from it.
-V041_INSTALL: dict[Path, Path] = {}
-
-
 def install_v041_with_memory(template: Path, dst: Path) -> dict[str, bytes]:
-    made = V041_INSTALL.get(template)
-    if made is not None:
-        shutil.rmtree(dst)
-        shutil.copytree(made, dst, symlinks=True)
-        return memory_bytes(dst)
-    copy_template(template, dst, vcs_ref="v0.4.1")
-    assert (dst / SKILL / "scripts/ecomem/install/upgrade.py").is_file()  # really v0.4.1
-    build_files(dst, TEAM_MEMORY)
-    for drawer, row in TEAM_ROWS.items():
-        with (dst / MEMORY / drawer / "INDEX.md").open("a", encoding="utf-8") as index:
-            index.write(row)
-    commit_all(dst, "eco-mem v0.4.1 and the team's memory")
-    assert run_script(dst, "verify").returncode == 0
-    V041_INSTALL[template] = template.parent / "v041-install-with-memory"
-    shutil.copytree(dst, V041_INSTALL[template], symlinks=True)
+    """`dst` (empty) with v0.4.1 and the team's memory committed, built once per template
+    and copied after: these tests are about the move from it."""
+
+    def install(host: Path) -> None:
+        copy_template(template, host, vcs_ref="v0.4.1")
+        assert (host / SKILL / "scripts/ecomem/install/upgrade.py").is_file()  # really v0.4.1
+        build_files(host, TEAM_MEMORY)
+        for drawer, row in TEAM_ROWS.items():
+            with (host / MEMORY / drawer / "INDEX.md").open("a", encoding="utf-8") as index:
+                index.write(row)
+        commit_all(host, "eco-mem v0.4.1 and the team's memory")
+        assert run_script(host, "verify").returncode == 0
+
+    built_once(dst, template.parent / "v041-install-with-memory", install)
     return memory_bytes(dst)
 
 
