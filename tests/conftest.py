@@ -57,8 +57,16 @@ def use_ram_for_temporary_files() -> None:
     except OSError:
         return
     if free >= RAM_TEMP_NEEDS and os.access(RAM_TEMP, os.W_OK):
-        os.environ["TMPDIR"] = str(RAM_TEMP)
-        tempfile.tempdir = None  # gettempdir() read TMPDIR already (pytest's capture)
+        point_tmpdir_at(str(RAM_TEMP))
+
+
+def point_tmpdir_at(folder: str | None) -> None:
+    """TMPDIR as `folder` (unset for None), for this process and those it starts."""
+    if folder is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = folder
+    tempfile.tempdir = None  # gettempdir() keeps what it read first (pytest's capture)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -69,14 +77,9 @@ def _temporary_files_in_the_run(tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.getbasetemp() / "tmp"
     folder.mkdir(exist_ok=True)
     before = os.environ.get("TMPDIR")
-    os.environ["TMPDIR"] = str(folder)
-    tempfile.tempdir = None
+    point_tmpdir_at(str(folder))
     yield
-    if before is None:
-        os.environ.pop("TMPDIR")
-    else:
-        os.environ["TMPDIR"] = before
-    tempfile.tempdir = None
+    point_tmpdir_at(before)
 
 
 def pytest_configure(config: pytest.Config) -> None:
