@@ -82,11 +82,14 @@ def reads_as_order(stem: str) -> bool:
         return _ORDERS[stem]
     words = stem.replace("_", "-").replace(".", "-").split("-")
     found = False
-    if len(words) > 1:
-        from ..text.injection import scan  # names of two words or more
+    if len(words) > 1:  # names of two words or more
         from ..text.injection_phrases import may_give_orders
 
         if may_give_orders(" ".join(words).lower()):
+            # Only here: the full rule's modules (markdown, normalise) are half of what a
+            # fresh clone's ops.py compiles, and a plain name never needs them.
+            from ..text.injection import scan
+
             found = bool(scan("name", [" ".join(words[start:]) for start in range(len(words) - 1)]))
     _ORDERS[stem] = found
     return found
