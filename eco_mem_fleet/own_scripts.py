@@ -164,11 +164,17 @@ def render_release(
         raise RuntimeError(f"copier copy of {tag}: {last}")
 
 
+# Folders of a release the fleet never runs, and most of its files: unpacking them cost
+# each repository's install and upgrade 0.2 to 0.4 s of CPU, as much as Copier's render.
+NOT_RUN = ("tests", "benchmarks", "docs")
+
+
 def checkout_release(releases: Releases, tag: str, destination: str, env: dict[str, str]) -> None:
-    """The release's commit, from the snapshot, as files in `destination`: `git archive`
-    only reads the snapshot, so parallel jobs never contend for it. RuntimeError with
-    git's last line."""
+    """The release's commit, from the snapshot, as files in `destination`, but NOT_RUN:
+    `git archive` only reads the snapshot, so parallel jobs never contend for it.
+    RuntimeError with git's last line."""
     command = ["git", "-C", releases.folder, "archive", "--format=tar", releases.commit(tag)]
+    command += ["--", ".", *(f":(exclude){folder}" for folder in NOT_RUN)]
     done = subprocess.run(command, capture_output=True, env=env, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
