@@ -34,6 +34,7 @@ from tests.helpers import (
     ANSWERS,
     MEMORY,
     SKILL,
+    built_once,
     copy_template,
     git,
     init_repo,
@@ -73,11 +74,16 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def installed_at_v1(template: Path, host: Path) -> Path:
-    init_repo(host)
-    (host / "README.md").write_text("# host\n", encoding="utf-8")
-    copy_template(template, host, vcs_ref="v1.0.0")
-    git(host, "add", "-A")
-    git(host, "commit", "-qm", "install eco-mem")
+    """A repository with v1.0.0 installed and committed: rendered once per template,
+    then copied (git dir included), as these tests are about what follows."""
+
+    def install(work: Path) -> None:
+        (work / "README.md").write_text("# host\n", encoding="utf-8")
+        copy_template(template, work, vcs_ref="v1.0.0")
+        git(work, "add", "-A")
+        git(work, "commit", "-qm", "install eco-mem")
+
+    built_once(init_repo(host), template.parent / "installed-at-v1", install)
     return host
 
 
