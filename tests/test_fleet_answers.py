@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from eco_mem_fleet.own_scripts import QUESTIONS, OwnScripts
+from eco_mem_fleet.own_scripts import NOT_RUN, QUESTIONS, OwnScripts
 from eco_mem_fleet.releases import fetch
 from extensions.answers import computed_questions
 from tests.fleet import (
@@ -40,12 +40,14 @@ from tests.helpers import (
     MEMORY,
     PROJECT,
     SKILL,
+    build_files,
     commit_all,
     copy_template,
     git,
     init_repo,
     replace_in,
     run_ops,
+    snapshot_template,
 )
 
 pytestmark = pytest.mark.start_early(seconds=160)  # see tests/conftest.py
@@ -183,8 +185,15 @@ def test_an_unreadable_answers_file_fails_that_repository_only(fleet, action) ->
 
 def test_the_fleets_own_scripts_are_the_release_as_committed(tmp_path: Path) -> None:
     """The fleet runs the pinned release's files, nothing a repository's answers shaped:
-    its checkout holds exactly the commit's tree, the runtime and ops.py among them."""
-    template = two_releases(tmp_path / "eco-mem")
+    its checkout holds exactly the commit's tree, the runtime and ops.py among them, but
+    the folders it never runs (NOT_RUN: a published release's tests, benchmarks, docs)."""
+
+    def with_unrun_folders(repo: Path) -> None:
+        for folder in NOT_RUN:
+            build_files(repo, {f"{folder}/notes.md": "never run\n"})
+
+    template = snapshot_template(tmp_path / "eco-mem", "v1.0.0")
+    snapshot_template(template, "v2.0.0", mutate=with_unrun_folders)
     releases = fetch(str(template), str(tmp_path / "releases"))
     (tmp_path / "own").mkdir()
     own = OwnScripts(releases, "v2.0.0", str(tmp_path / "own"))
@@ -200,7 +209,8 @@ def test_the_fleets_own_scripts_are_the_release_as_committed(tmp_path: Path) -> 
         for p in checkout.rglob("*")
         if p.is_file() or p.is_symlink()
     }
-    assert files == set(committed.splitlines())
+    assert {f"{folder}/notes.md" for folder in NOT_RUN} <= set(committed.splitlines())
+    assert files == {path for path in committed.splitlines() if path.split("/")[0] not in NOT_RUN}
     assert own.runtime() == runtime  # one checkout per run, however often it is asked
     assert len(list((tmp_path / "own").iterdir())) == 2  # the checkout and its HOME
 

@@ -7,13 +7,10 @@ Real all-repos, real git, local bare origins.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from eco_mem_fleet.own_scripts import NOT_RUN, RUNTIME, checkout_release
-from eco_mem_fleet.releases import Releases
 from tests.fleet import clone_all, heads, make_origin, run_module, write_config
 from tests.helpers import git, snapshot_template
 
@@ -77,28 +74,3 @@ def test_the_newest_release_is_run_when_it_fits(template: Path, tmp_path: Path) 
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "svc: installed (install - -> v2.0.0)" in done.stderr
-
-
-def test_what_the_fleet_unpacks_of_a_release_is_what_it_runs(tmp_path: Path) -> None:
-    """A published release holds its tests, benchmarks and docs, which the fleet never
-    runs: each repository's checkout leaves them out, and keeps everything else."""
-
-    def with_unrun_folders(repo: Path) -> None:
-        for folder in NOT_RUN:
-            (repo / folder).mkdir()
-            (repo / folder / "notes.md").write_text("never run\n", encoding="utf-8")
-
-    repo = snapshot_template(tmp_path / "eco-mem", "v1.0.0", mutate=with_unrun_folders)
-    releases = Releases(str(repo), {"v1.0.0": git(repo, "rev-parse", "v1.0.0").strip()})
-    checkout = tmp_path / "checkout"
-
-    checkout_release(releases, "v1.0.0", str(checkout), {"PATH": os.environ["PATH"]})
-
-    tracked = set(git(repo, "ls-files").splitlines())
-    unpacked = {
-        path.relative_to(checkout).as_posix()
-        for path in checkout.rglob("*")
-        if path.is_file() or path.is_symlink()  # the template holds a link
-    }
-    assert unpacked == {path for path in tracked if path.split("/")[0] not in NOT_RUN}
-    assert {"ops.py", RUNTIME.as_posix()} <= unpacked
