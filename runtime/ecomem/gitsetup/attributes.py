@@ -28,12 +28,16 @@ MARKERS = ("# eco-mem:begin", "# eco-mem:end")
 BLOCK_NOTE = "# Written by eco_mem.pyz track: catalogs merge row by row, memory checks out LF (docs/teamwork.md)."
 
 
+_LITERAL = str.maketrans({char: "\\" + char for char in "*?[\\"})  # glob characters
+
+
 def _pattern(path: str, under: bool = False) -> str:
     """A .gitattributes pattern that matches exactly this repo-relative path
     (with `under`, everything below that folder)."""
-    pattern = "/" + "".join("\\" + char if char in "*?[\\" else char for char in path)
+    pattern = "/" + path.translate(_LITERAL)
     pattern += "/**" if under else ""
-    if any(char.isspace() or char == '"' for char in pattern):
+    # Each distinct character once: a monorepo's store paths run to kilobytes of few.
+    if any(char.isspace() or char == '"' for char in set(pattern)):
         # Quoted C-style, the form git reads for patterns with spaces.
         return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return pattern

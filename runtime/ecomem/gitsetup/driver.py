@@ -262,10 +262,9 @@ def _install(home: Path, files: dict[str, bytes]) -> None:
     """Write the copy into `home` whole or not at all: built in a temporary folder
     beside it, then renamed into place.
 
-    Not compiled here: the first session digest or merge run from the copy writes its
-    bytecode, as Python does, once per clone and release. Compiling every module at
-    install made each copy, update and `track` 0.1 s slower, for a saving only the
-    first of those runs would see (and only with this same Python)."""
+    Not compiled: the first digest or merge run from the copy writes the bytecode of
+    what it imports, once per clone and release. Compiling all of it here cost every
+    copy, update and `track` 0.1 s, to spare only that first run (with this Python)."""
     import tempfile
 
     home.parent.mkdir(exist_ok=True)

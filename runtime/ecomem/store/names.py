@@ -86,8 +86,7 @@ def reads_as_order(stem: str) -> bool:
         from ..text.injection_phrases import may_give_orders
 
         if may_give_orders(" ".join(words).lower()):
-            # Only here: the full rule's modules (markdown, normalise) are half of what a
-            # fresh clone's ops.py compiles, and a plain name never needs them.
+            # Here only: its markdown and normalise modules are half of what ops.py compiles.
             from ..text.injection import scan
 
             found = bool(scan("name", [" ".join(words[start:]) for start in range(len(words) - 1)]))
