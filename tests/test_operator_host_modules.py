@@ -11,7 +11,6 @@ operator, before any trust check. Real copier, real git, a real all-repos fleet.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -24,7 +23,15 @@ from tests.fleet import (
     two_releases,
     write_config,
 )
-from tests.helpers import ANSWERS, build_files, commit_all, copy_template, init_repo, run_ops
+from tests.helpers import (
+    ANSWERS,
+    build_files,
+    commit_all,
+    copy_of,
+    copy_template,
+    init_repo,
+    run_ops,
+)
 
 # Module names the operator's Python imports, or runs with -m, on its way to Copier.
 SHADOWS = ("copier", "copier_template_extensions", "yaml", "jinja2", "plumbum")
@@ -64,8 +71,7 @@ def test_ops_upgrade_run_from_the_host_imports_none_of_its_modules(tmp_path: Pat
     # And a PATH that ends in `:` or holds an empty entry: a shell reads it as ".".
     with_venv = f"{venv_bin}{os.pathsep}{os.environ['PATH']}"
     for number, path in enumerate((with_venv, bare_path, os.pathsep + with_venv)):
-        host = tmp_path / f"host-{number}"  # each from the same install, git dir and all
-        shutil.copytree(installed, host, symlinks=True)
+        host = copy_of(installed, tmp_path / f"run-{number}")  # each from the same install
         done = run_ops(host, "upgrade", "--vcs-ref", "v2.0.0", env={**os.environ, "PATH": path})
         assert sorted(os.listdir(markers)) == [], (done.stdout, done.stderr)
         assert done.returncode == 0, (done.stdout, done.stderr)
