@@ -5,11 +5,19 @@ Everything here drives the real git and the real copier; nothing is mocked.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
+import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import copier
 
@@ -146,6 +154,77 @@ def copy_template(
         vcs_ref=vcs_ref,
         overwrite=overwrite,
     )
+
+
+# Python's own warning filters when no -W option or PYTHONWARNINGS sets others: what a
+# `copier` process starts with, where pytest's filters record warnings instead.
+PYTHON_WARNING_FILTERS = (
+    ("default", DeprecationWarning, "__main__"),
+    ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", ResourceWarning, ""),
+)
+
+
+@contextlib.contextmanager
+def _output_into(out: BinaryIO, err: BinaryIO) -> Iterator[None]:
+    """Descriptors 1 and 2, and sys.stdout and sys.stderr over them, written through into
+    `out` and `err`: Copier's own lines and its tasks' (child processes inherit the
+    descriptors) land in one file per stream, in the order they were written."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    os.dup2(out.fileno(), 1)
+    os.dup2(err.fileno(), 2)
+    try:
+        # Unbuffered at both layers: each write reaches the descriptor at once.
+        raw = functools.partial(open, mode="wb", buffering=0, closefd=False)
+        text = functools.partial(io.TextIOWrapper, encoding="utf-8", write_through=True)
+        with raw(1) as stdout, raw(2) as stderr, contextlib.ExitStack() as redirected:
+            redirected.enter_context(contextlib.redirect_stdout(text(stdout)))
+            redirected.enter_context(contextlib.redirect_stderr(text(stderr)))
+            yield
+    finally:
+        for fd, kept in zip((1, 2), saved):
+            os.dup2(kept, fd)
+            os.close(kept)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def copier_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`copier ARGS` in `cwd`, run by Copier's command-line entry point in this process, as
+    Copier's own test suite runs it: the `copier` script's parsing, messages, warnings,
+    exit status and tasks' output, without a second Python importing Copier (about a
+    second of CPU each). A test whose subject is the process itself (its PATH, its
+    environment, the bytecode it writes) runs the script."""
+    from copier._cli import CopierApp
+
+    here = os.getcwd()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        with _output_into(out, err), warnings.catch_warnings():
+            warnings.resetwarnings()
+            for action, category, module in PYTHON_WARNING_FILTERS:
+                warnings.filterwarnings(action, category=category, module=module, append=True)
+            warnings.showwarning = _show_warning
+            os.chdir(cwd)
+            try:
+                _app, code = CopierApp.run(["copier", *args], exit=False)
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 1
+            except Exception:
+                traceback.print_exc()  # what the script prints before it exits 1
+                code = 1
+            finally:
+                os.chdir(here)
+        said = []
+        for captured in (out, err):
+            captured.seek(0)
+            said.append(captured.read().decode("utf-8", "replace"))
+    return subprocess.CompletedProcess(["copier", *args], code, *said)
 
 
 def copy_of(render: Path, folder: Path) -> Path:

@@ -14,7 +14,6 @@ import ast
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -42,6 +41,7 @@ from tests.helpers import (
     SKILL,
     build_files,
     commit_all,
+    copier_cli,
     copy_template,
     git,
     init_repo,
@@ -226,18 +226,12 @@ def test_the_operators_questions_are_copier_ymls_asked_questions() -> None:
     assert list(questions) == asked_questions()
 
 
-COPIER = str(Path(sys.executable).with_name("copier"))
-
-
 @pytest.mark.parametrize("name", computed_questions(PROJECT))
 def test_plain_copier_refuses_a_computed_value_given_as_data(tmp_path: Path, name: str) -> None:
     host = init_repo(tmp_path / "host")
     data = ["--data", f"{name}=.git/hooks"]
-    copied = subprocess.run(
-        [COPIER, "copy", "--trust", "--defaults", *data, str(PROJECT), str(host)],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
+    copied = copier_cli(
+        "copy", "--trust", "--defaults", *data, str(PROJECT), str(host), cwd=tmp_path
     )
     assert copied.returncode != 0
     said = [line for line in copied.stderr.splitlines() if line.startswith(f"{name}: ")]
@@ -276,12 +270,8 @@ def test_plain_update_refuses_an_answers_file_that_sets_a_computed_value(tmp_pat
     commit_all(host, "an answers file that sets a computed value")
     head = git(host, "rev-parse", "HEAD")
 
-    updated = subprocess.run(
-        [COPIER, "update", "--trust", "--defaults", "-a", ANSWERS, "--vcs-ref", "v2.0.0"],
-        cwd=host,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
+    updated = copier_cli(
+        "update", "--trust", "--defaults", "-a", ANSWERS, "--vcs-ref", "v2.0.0", cwd=host
     )
 
     assert updated.returncode != 0

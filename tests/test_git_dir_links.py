@@ -27,6 +27,7 @@ from tests.helpers import (
     SKILL,
     assert_exit,
     commit_all,
+    copier_cli,
     git,
     init_repo,
     replace_in,
@@ -36,18 +37,13 @@ from tests.helpers import (
 )
 from tests.memory_helpers import fact
 
-COPIER = str(Path(sys.executable).with_name("copier"))
 COPIER_NOTES = ("No git tags found", "Keeping template version", "/", "  warn(")
 
 
 def copy_cli(template: Path, host: Path, *data: str) -> subprocess.CompletedProcess:
     options = [option for pair in data for option in ("--data", pair)]
-    return subprocess.run(
-        [COPIER, "copy", "-q", "--trust", "--defaults", *options, str(template), str(host)],
-        cwd=host,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
+    return copier_cli(
+        "copy", "-q", "--trust", "--defaults", *options, str(template), str(host), cwd=host
     )
 
 

@@ -18,6 +18,7 @@ from .helpers import (
     assert_no_traceback,
     build_files,
     commit_all,
+    copier_cli,
     git,
     init_repo,
     run_ops,
@@ -28,16 +29,13 @@ from .helpers import (
 
 pytestmark = pytest.mark.start_early(seconds=115)  # see tests/conftest.py
 
-COPIER = str(Path(sys.executable).with_name("copier"))
 # What Copier itself says on every run, before any answer is judged.
 COPIER_NOTES = ("No git tags found", "Keeping template version")
 
 
 def copier(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """The copier command line, as a user runs it (no terminal)."""
-    return subprocess.run(
-        [COPIER, *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL
-    )
+    return copier_cli(*args, cwd=cwd)
 
 
 def copy_cli(template: Path, host: Path, *data: str) -> subprocess.CompletedProcess:

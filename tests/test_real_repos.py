@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from tests.helpers import (
     assert_no_traceback,
     build_files,
     commit_all,
+    copier_cli,
     copy_template,
     git,
     init_repo,
@@ -239,8 +238,8 @@ def test_the_readme_demo_copy_from_dot_can_be_upgraded(versions: Path, tmp_path:
     template = tmp_path / "eco-mem"
     git(tmp_path, "clone", "-q", str(versions), str(template))
     host = init_repo(tmp_path / "demo")
-    copier = [sys.executable, "-m", "copier", "copy", "--trust", "--defaults", "--vcs-ref"]
-    done = subprocess.run([*copier, "v1.0.0", ".", str(host)], cwd=template, capture_output=True)
+    copy = ["copy", "--trust", "--defaults", "--vcs-ref", "v1.0.0", ".", str(host)]
+    done = copier_cli(*copy, cwd=template)
     assert done.returncode == 0, done.stderr
     assert f"_src_path: {template}\n" in (host / ANSWERS).read_text()
     commit_all(host, "demo")
@@ -347,14 +346,14 @@ def test_the_readme_recipe_moves_an_install_with_its_memory(
     # then a recopy with the new paths as --data; the answers file is never edited by hand.
     (host / ".agents").mkdir()
     git(host, "mv", "docs/memory", ".agents/memory")
-    recopy = [sys.executable, "-m", "copier", "recopy", "--trust", "--defaults", "--overwrite"]
+    recopy = ["recopy", "--trust", "--defaults", "--overwrite"]
     recopy += ["-a", ANSWERS, "--data", "skill_path=.agents/skills"]
     recopy += ["--data", "memory_path=.agents/memory", "--skip", ".agents/memory/*/INDEX.md"]
-    early = subprocess.run(recopy, cwd=host, capture_output=True, text=True)
+    early = copier_cli(*recopy, cwd=host)
     assert early.returncode != 0 and ".claude/skills/eco-mem is still there" in early.stderr
     git(host, "rm", "-rq", ".claude/skills/eco-mem")
     commit_all(host, "Move eco-mem's drawers, drop the old skill")
-    done = subprocess.run(recopy, cwd=host, capture_output=True, text=True)
+    done = copier_cli(*recopy, cwd=host)
     assert done.returncode == 0, done.stderr
     answers = (host / ANSWERS).read_text(encoding="utf-8")
     assert "memory_path: .agents/memory" in answers and "skill_path: .agents/skills" in answers

@@ -35,6 +35,7 @@ from tests.helpers import (
     MEMORY,
     SKILL,
     built_once,
+    copier_cli,
     copy_template,
     git,
     init_repo,
@@ -295,7 +296,6 @@ def test_an_install_from_an_untagged_commit_moves_to_a_release_by_the_named_comm
     git(host, "commit", "-qm", "a fact")
     row = read_row(host)
     snapshot_template(template, "v2.0.0", mutate=release_v2)
-    copier_bin = str(Path(sys.executable).with_name("copier"))
 
     refused = run_ops(host, "upgrade")
 
@@ -303,9 +303,7 @@ def test_an_install_from_an_untagged_commit_moves_to_a_release_by_the_named_comm
     assert len(refused.stderr.strip().splitlines()) == 1
     command = shlex.split(refused.stderr.split("then commit: ", 1)[1])
     assert command[:2] == ["copier", "recopy"] and "v2.0.0" in command
-    moved = subprocess.run(
-        [copier_bin, *command[1:]], cwd=host, capture_output=True, text=True, check=False
-    )
+    moved = copier_cli(*command[1:], cwd=host)
     assert moved.returncode == 0, moved.stderr
     assert "_commit: v2.0.0" in (host / ANSWERS).read_text(encoding="utf-8")
     assert read_row(host) == row

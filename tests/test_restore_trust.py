@@ -12,8 +12,6 @@ Real copier, real git, temp folders.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.helpers import (
@@ -22,14 +20,13 @@ from tests.helpers import (
     assert_exit,
     assert_no_traceback,
     commit_all,
+    copier_cli,
     copy_template,
     git,
     run_ops,
     snapshot_template,
 )
 from tests.test_update_trust import set_source
-
-COPIER = str(Path(sys.executable).with_name("copier"))
 
 
 def extension_attacker(root: Path, marker: Path) -> Path:
@@ -91,9 +88,8 @@ def test_a_plain_copier_update_restores_an_index_in_a_fresh_clone(
     refused = assert_exit(run_ops(clone, "restore-indexes"), 2)
     assert "no template source is recorded for this clone" in refused.stderr
     # ...but the update the person ran with --trust names its template to the migration.
-    done = subprocess.run(
-        [COPIER, "update", "--trust", "--defaults", "-a", ANSWERS, "--vcs-ref", "HEAD"],
-        cwd=clone, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    done = copier_cli(
+        "update", "--trust", "--defaults", "-a", ANSWERS, "--vcs-ref", "HEAD", cwd=clone
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (clone / MEMORY / "episodic/INDEX.md").is_file(), done.stdout + done.stderr
