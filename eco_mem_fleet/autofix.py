@@ -43,6 +43,8 @@ from all_repos import autofix_lib, git, mapper
 from all_repos.config import load_config
 
 from eco_mem_fleet import host_checks, token_free
+from eco_mem_fleet.clean_env import clean_environment
+from eco_mem_fleet.render_forks import started as render_process
 from eco_mem_fleet.report import (
     Ledger,
     Outcome,
@@ -533,6 +535,15 @@ def run(
             progress.start()
         for outcome in sorted(skipped + outcomes, key=lambda o: o.repo):
             ledger.finish(outcome)
+        renders = contextlib.ExitStack()
+        if options.get("renders") and ready:
+            # After the checks phase, which has ended with all it started (token_free.py).
+            home = os.path.join(folder, "render-home")
+            os.mkdir(home)
+            options = {
+                **options,
+                "renderer": renders.enter_context(render_process(clean_environment(home))),
+            }
         job = Job(
             action=action,
             fixer=fixer,
@@ -543,7 +554,7 @@ def run(
             names={path: names[path] for path in ready},
         )
         config = config._replace(push=functools.partial(push, job, config.push))
-        with _output_to(log):
+        with renders, _output_to(log):
             fix_each(
                 ready,
                 job,

@@ -132,7 +132,8 @@ def install_one(job: Job, repo: str) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="eco-mem-fleet-scripts.") as folder:
         scripts = OwnScripts(releases, ref, folder)
         # Tasks skipped: they would run the scripts in the tree, host files among them.
-        render_release(releases, ref, os.path.abspath(HERE), job.options["data"], scripts.env)
+        destination, data = os.path.abspath(HERE), job.options["data"]
+        render_release(releases, ref, destination, data, scripts.env, job.options["renderer"])
         source_recorded(template)
         answers = read_answers(HERE) or {}
         outcome.message = refusal(HERE, answers, template)

@@ -103,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "ref": ref,
                 "data": data,
                 "releases": releases,
+                "renders": True,  # one Copier process per run, forked per render
             },
         )
 

@@ -35,6 +35,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from eco_mem_fleet import render_forks
 from eco_mem_fleet.clean_env import clean_environment
 from eco_mem_fleet.releases import Releases, pinned_releases
 from eco_mem_fleet.versions import ANSWERS_FILE, DEFAULT_SKILL_PATH
@@ -139,28 +140,24 @@ def unreleased(answers: dict, releases: Releases) -> str:
 
 
 def render_release(
-    releases: Releases, tag: str, destination: str, data: dict, env: dict[str, str]
+    releases: Releases, tag: str, destination: str, data: dict, env: dict[str, str], renderer: str
 ) -> None:
     """`copier copy` of one release (its commit, from the snapshot) into `destination`,
-    tasks skipped, in a process of its own with `env`; RuntimeError with Copier's last
-    line when it fails."""
+    tasks skipped, in a fork of the run's render process (render_forks.py) with `env`;
+    RuntimeError with Copier's last line when it fails."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as answers:
         json.dump(data, answers)  # JSON is YAML: every answer keeps its type
     command = [
-        # -I: all-repos runs this in the clone, and `-m` would put the clone's folder first
-        # on sys.path, where a committed copier.py or yaml.py would be what Copier imports.
-        *(sys.executable, "-I", "-m", "copier", "copy", "--trust", "--defaults", "--skip-tasks"),
-        *("--quiet", "--vcs-ref", releases.commit(tag)),
-        *("--data-file", answers.name, "--", releases.folder, destination),
+        *("copy", "--trust", "--defaults", "--skip-tasks", "--quiet"),
+        *("--vcs-ref", releases.commit(tag), "--data-file", answers.name),
+        *("--", releases.folder, destination),
     ]
     try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL
-        )
+        code, stderr = render_forks.render(renderer, command, env)
     finally:
         os.unlink(answers.name)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+    if code != 0:
+        last = (stderr.strip().splitlines() or [f"exit {code}"])[-1]
         raise RuntimeError(f"copier copy of {tag}: {last}")
 
 
