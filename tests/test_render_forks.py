@@ -1,0 +1,122 @@
+"""The fleet's render process (eco_mem_fleet/render_forks.py): real Copier, forked per
+render, on a small template whose Jinja extension writes down what its render saw:
+the environment (os.environ and plumbum's copy, which Copier's git calls use), the
+folder it ran in, and whether an earlier render had already imported it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from eco_mem_fleet import render_forks
+from eco_mem_fleet.clean_env import clean_environment
+from tests.helpers import commit_all, init_repo
+
+EXTENSION = """\
+import json, os, sys
+from jinja2.ext import Extension
+from plumbum import local
+
+SEEN = {
+    "environ": sorted(os.environ),
+    "plumbum": sorted(dict(local.env)),
+    "home": os.environ.get("HOME"),
+    "cwd": os.getcwd(),
+    "imported_before": "seen_marker" in sys.modules,
+}
+sys.modules["seen_marker"] = sys  # what a later render in the same process would find
+
+
+class Seen(Extension):
+    def __init__(self, environment):
+        super().__init__(environment)
+        environment.globals["seen"] = json.dumps(SEEN)
+"""
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = init_repo(tmp_path_factory.mktemp("render-forks") / "template")
+    (repo / "copier.yml").write_text(
+        "_jinja_extensions: [copier_template_extensions.TemplateExtensionLoader, ext.py:Seen]\n"
+        "_templates_suffix: .jinja\n"
+        "_subdirectory: template\nname:\n  type: str\n  default: x\n",
+        encoding="utf-8",
+    )
+    (repo / "ext.py").write_text(EXTENSION, encoding="utf-8")
+    (repo / "template").mkdir()
+    (repo / "template" / "seen.json.jinja").write_text("{{ seen }}\n", encoding="utf-8")
+    commit_all(repo, "template")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def renderer(tmp_path_factory: pytest.TempPathFactory):
+    home = tmp_path_factory.mktemp("render-home")
+    env = {**clean_environment(str(home)), "ONLY_THE_SERVER_HAS_THIS": "1"}
+    with render_forks.started(env) as address:
+        yield address
+
+
+def render_into(renderer: str, template: Path, folder: Path, env: dict[str, str]):
+    folder.mkdir()
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        argv = ["copy", "--trust", "--defaults", "--quiet", str(template), str(folder)]
+        return render_forks.render(renderer, argv, env)
+    finally:
+        os.chdir(before)
+
+
+def test_each_render_sees_its_own_environment_and_folder_and_none_of_an_earlier_one(
+    renderer: str, template: Path, tmp_path: Path
+) -> None:
+    seen = []
+    for name in ("first", "second"):
+        home = tmp_path / f"home-{name}"
+        home.mkdir()
+        env = {**clean_environment(str(home)), f"ONLY_{name.upper()}": "1"}
+        code, stderr = render_into(renderer, template, tmp_path / name, env)
+        assert code == 0, stderr
+        seen.append(json.loads((tmp_path / name / "seen.json").read_text(encoding="utf-8")))
+    for name, saw in zip(("first", "second"), seen):
+        own = f"ONLY_{name.upper()}"
+        # The request's environment, in os.environ and in plumbum's copy alike.
+        assert own in saw["environ"] and own in saw["plumbum"]
+        assert "ONLY_THE_SERVER_HAS_THIS" not in saw["environ"] + saw["plumbum"]
+        assert saw["home"] == str(tmp_path / f"home-{name}")
+        assert saw["imported_before"] is False  # the first render's import ended with it
+    assert "ONLY_FIRST" not in seen[1]["environ"] + seen[1]["plumbum"]
+    assert seen[0]["cwd"] == str(tmp_path / "first") and seen[1]["cwd"] == str(tmp_path / "second")
+
+
+def test_a_failing_render_gives_copier_s_status_and_its_one_line(
+    renderer: str, tmp_path: Path
+) -> None:
+    newer = init_repo(tmp_path / "newer")
+    (newer / "copier.yml").write_text('_min_copier_version: "99.0.0"\n', encoding="utf-8")
+    commit_all(newer, "a template for a Copier to come")
+    env = clean_environment(str(tmp_path))
+    code, stderr = render_into(renderer, newer, tmp_path / "dst", env)
+    assert code == 1
+    assert "99.0.0" in stderr.strip().splitlines()[-1], stderr  # the line a row carries
+    assert "Traceback" not in stderr
+
+
+def test_a_render_process_that_cannot_start_is_one_line_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A socket's path has room for about 100 bytes: a deeper temporary folder is refused
+    # by the system, and the run's error says so in Copier's place, not in a traceback.
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setattr("tempfile.tempdir", str(deep))
+    starting = render_forks.started(clean_environment(str(tmp_path)))
+    with pytest.raises(RuntimeError, match=r"^copier: .*too long") as raised, starting:
+        pass
+    assert "\n" not in str(raised.value)
+    assert os.listdir(deep) == []
