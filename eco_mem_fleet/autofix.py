@@ -407,6 +407,19 @@ def fix_each(repos: list[str], job: Job, **fix_args: Any) -> None:
         mapper.exhaust(do_map(step, repos))
 
 
+@contextlib.contextmanager
+def _renderer_for(options: dict[str, Any], folder: str, wanted: bool) -> Iterator[dict[str, Any]]:
+    """`options` with "renderer", the address of this run's render process (render_forks.py,
+    a HOME of its own under `folder`) when `wanted`; else as they are."""
+    if not wanted:
+        yield options
+        return
+    home = os.path.join(folder, "render-home")
+    os.mkdir(home)
+    with render_process(clean_environment(home)) as address:
+        yield {**options, "renderer": address}
+
+
 def _has_commit(path: str) -> bool:
     probe = ["git", "-C", path, "rev-parse", "--verify", "--quiet", "HEAD"]
     return os.path.isdir(path) and subprocess.run(probe, capture_output=True).returncode == 0
@@ -535,35 +548,31 @@ def run(
             progress.start()
         for outcome in sorted(skipped + outcomes, key=lambda o: o.repo):
             ledger.finish(outcome)
-        renders = contextlib.ExitStack()
-        if options.get("renders") and ready:
-            # After the checks phase, which has ended with all it started (token_free.py).
-            home = os.path.join(folder, "render-home")
-            os.mkdir(home)
-            options = {
-                **options,
-                "renderer": renders.enter_context(render_process(clean_environment(home))),
-            }
-        job = Job(
-            action=action,
-            fixer=fixer,
-            ledger=ledger,
-            labels={git.remote(path): names[path] for path in ready},
-            dry_run=settings.dry_run,
-            options=options,
-            names={path: names[path] for path in ready},
-        )
-        config = config._replace(push=functools.partial(push, job, config.push))
-        with renders, _output_to(log):
-            fix_each(
-                ready,
-                job,
-                apply_fix=functools.partial(apply_fix, job),
-                check_fix=functools.partial(check_fix, job),
-                config=config,
-                commit=commit,
-                autofix_settings=settings,
+        # Only where no repository code runs: the checks phase renders each repository in
+        # a process of its own, and the push phase starts after it has ended with all it
+        # started (token_free.py).
+        wanted = bool(options.get("renders") and ready and not phase)
+        with _renderer_for(options, folder, wanted) as options:
+            job = Job(
+                action=action,
+                fixer=fixer,
+                ledger=ledger,
+                labels={git.remote(path): names[path] for path in ready},
+                dry_run=settings.dry_run,
+                options=options,
+                names={path: names[path] for path in ready},
             )
+            config = config._replace(push=functools.partial(push, job, config.push))
+            with _output_to(log):
+                fix_each(
+                    ready,
+                    job,
+                    apply_fix=functools.partial(apply_fix, job),
+                    check_fix=functools.partial(check_fix, job),
+                    config=config,
+                    commit=commit,
+                    autofix_settings=settings,
+                )
         outcomes += [_settled(ledger, names[path], action) for path in ready]
         if progress:
             progress.stop()

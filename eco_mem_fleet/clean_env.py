@@ -17,6 +17,15 @@ import subprocess
 
 # Names a render or a script needs to run at all; nothing that carries a secret.
 KEPT = ("PATH", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "TERM")
+# The locale's categories by name (POSIX's and glibc's): any other LC_ name is kept out,
+# as `LC_DEPLOY_TOKEN` would be by the rest of the list.
+LOCALE = tuple(
+    f"LC_{category}"
+    for category in (
+        "ALL", "COLLATE", "CTYPE", "MESSAGES", "MONETARY", "NUMERIC", "TIME",
+        "ADDRESS", "IDENTIFICATION", "MEASUREMENT", "NAME", "PAPER", "TELEPHONE",
+    )
+)  # fmt: skip
 IDENTITY = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
 
 
@@ -35,9 +44,7 @@ def _identity() -> dict[str, str]:
 
 def clean_environment(home: str) -> dict[str, str]:
     """The allow-listed environment, with `home` (an empty folder) as HOME."""
-    kept = {
-        name: value for name, value in os.environ.items() if name in KEPT or name.startswith("LC_")
-    }
+    kept = {name: value for name, value in os.environ.items() if name in KEPT or name in LOCALE}
     return {
         **kept,
         **_identity(),

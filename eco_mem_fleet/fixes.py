@@ -133,7 +133,7 @@ def install_one(job: Job, repo: str) -> Outcome:
         scripts = OwnScripts(releases, ref, folder)
         # Tasks skipped: they would run the scripts in the tree, host files among them.
         destination, data = os.path.abspath(HERE), job.options["data"]
-        render_release(releases, ref, destination, data, scripts.env, job.options["renderer"])
+        render_release(releases, ref, destination, data, scripts.env, job.options.get("renderer"))
         source_recorded(template)
         answers = read_answers(HERE) or {}
         outcome.message = refusal(HERE, answers, template)

@@ -140,11 +140,17 @@ def unreleased(answers: dict, releases: Releases) -> str:
 
 
 def render_release(
-    releases: Releases, tag: str, destination: str, data: dict, env: dict[str, str], renderer: str
+    releases: Releases,
+    tag: str,
+    destination: str,
+    data: dict,
+    env: dict[str, str],
+    renderer: str | None,
 ) -> None:
     """`copier copy` of one release (its commit, from the snapshot) into `destination`,
-    tasks skipped, in a fork of the run's render process (render_forks.py) with `env`;
-    RuntimeError with Copier's last line when it fails."""
+    tasks skipped, with `env`: a fork of the run's render process at `renderer`, or a
+    process of its own for None (render_forks.py). RuntimeError with Copier's last line
+    when it fails."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as answers:
         json.dump(data, answers)  # JSON is YAML: every answer keeps its type
     command = [
@@ -153,7 +159,7 @@ def render_release(
         *("--", releases.folder, destination),
     ]
     try:
-        code, stderr = render_forks.render(renderer, command, env)
+        code, stderr = render_forks.render(renderer, command, env, TIMEOUT)
     finally:
         os.unlink(answers.name)
     if code != 0:
@@ -258,7 +264,7 @@ class OwnScripts:
 # that repository's memory, which its commits choose: past this the command is stopped,
 # the repository fails with TIMED_OUT, and the run goes on to the next one.
 TIMEOUT = 600.0
-TIMED_OUT = 124  # the exit status `timeout` gives a command it stopped
+TIMED_OUT = render_forks.TIMED_OUT  # the exit status `timeout` gives a command it stopped
 
 
 def run_own(

@@ -10,8 +10,11 @@ status and what it wrote on stderr. What a render imports (the template's Jinja
 extensions), sets or opens ends with its child; the next render is a fork of the
 same process, which has run no template code.
 
-The fleet starts it only after the checks phase has ended (autofix.run): no
-repository code is running while it exists, so none can ask it for a render.
+A process of the operator's user can reach that socket, so the fleet starts one
+only where no repository code runs: never in the checks phase of --host-checks,
+which runs each render as a process of its own (`render_alone`), as does a run on a
+system without fork or where the process cannot start. The process ends when the
+fleet's end of its stdin closes, however the fleet ended.
 """
 
 from __future__ import annotations
@@ -19,58 +22,91 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Iterator
 
 READY = "ready"
+START_SECONDS = 60.0  # for the process to import Copier and listen
+TIMED_OUT = 124  # the exit status `timeout` gives a command it stopped, as own_scripts
 
 
 @contextlib.contextmanager
-def started(env: dict[str, str]) -> Iterator[str]:
-    """The address of a render process started with `env`, killed when the block ends."""
+def started(env: dict[str, str]) -> Iterator[str | None]:
+    """The address of a render process started with `env`, killed when the block ends;
+    None where none can run (no fork, or it did not start): then use `render_alone`."""
+    if not (hasattr(os, "fork") and hasattr(socket, "AF_UNIX")):
+        yield None
+        return
     with tempfile.TemporaryDirectory(prefix="eco-mem-renders.") as folder:  # mode 0700
         address = os.path.join(folder, "socket")
-        with tempfile.TemporaryFile() as said:
-            server = subprocess.Popen(
-                # By path: the fleet may run from a checkout that -I would not import from.
-                [sys.executable, "-I", os.path.abspath(__file__), address],
-                env=env,
-                cwd=folder,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=said,
-                text=True,
-            )
-            try:
-                assert server.stdout is not None
-                if server.stdout.readline().strip() != READY:
-                    server.wait()
-                    said.seek(0)
-                    last = said.read().decode("utf-8", "replace").strip().splitlines()
-                    raise RuntimeError(f"copier: {(last or ['could not start'])[-1]}")
-                yield address
-            finally:
-                server.kill()
-                server.wait()
+        server = subprocess.Popen(
+            # By path: the fleet may run from a checkout that -I would not import from.
+            [sys.executable, "-I", os.path.abspath(__file__), address],
+            env=env,
+            cwd=folder,
+            stdin=subprocess.PIPE,  # its lifeline: at EOF it exits
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            yield address if _ready(server) else None
+        finally:
+            server.kill()
+            server.wait()
 
 
-def render(address: str, argv: list[str], env: dict[str, str]) -> tuple[int, str]:
-    """`copier ARGV` in the current folder with `env`, as a fork of the render process at
-    `address`: its exit status and stderr."""
-    request = {"argv": argv, "env": env, "cwd": os.getcwd()}
+def _ready(server: subprocess.Popen) -> bool:
+    assert server.stdout is not None
+    readable, _, _ = select.select([server.stdout], [], [], START_SECONDS)
+    return bool(readable) and server.stdout.readline().decode().strip() == READY
+
+
+def render(
+    address: str | None, argv: list[str], env: dict[str, str], timeout: float
+) -> tuple[int, str]:
+    """`copier ARGV` in the current folder with `env`: its exit status and stderr. A fork
+    of the render process at `address`, or `render_alone` for None. Past `timeout`
+    seconds it is stopped, and the status is TIMED_OUT."""
+    if address is None:
+        return render_alone(argv, env, timeout)
+    request = {"argv": argv, "env": env, "cwd": os.getcwd(), "timeout": timeout}
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
         connection.connect(address)
         connection.sendall(json.dumps(request).encode("utf-8"))
         connection.shutdown(socket.SHUT_WR)
         answer = _read_all(connection)
-    if not answer:  # the child died before it could answer (killed, out of memory)
-        return 1, "the render's process ended without an answer"
+    if not answer:  # the child ended before it answered: stopped at its timeout, or killed
+        return (
+            TIMED_OUT,
+            f"copier {argv[0]} ended without an answer (timed out after {timeout:g} s?)",
+        )
     done = json.loads(answer)
     return done["code"], done["stderr"]
+
+
+def render_alone(argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, str]:
+    """`copier ARGV` as a Python of its own: -I, because all-repos runs this in the
+    clone, and `-m` would otherwise put its folder (a committed copier.py) on sys.path."""
+    command = [sys.executable, "-I", "-m", "copier", *argv]
+    try:
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return TIMED_OUT, f"copier {argv[0]} timed out after {timeout:g} s"
+    return done.returncode, done.stderr
 
 
 def _read_all(connection: socket.socket) -> bytes:
@@ -83,7 +119,7 @@ def _read_all(connection: socket.socket) -> bytes:
 
 
 def serve(address: str) -> None:
-    """Import Copier, listen at `address`, and fork a child per request, forever."""
+    """Import Copier, listen at `address`, and fork a child per request until stdin ends."""
     import copier._cli  # noqa: F401  (the import every render's child inherits)
 
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -91,11 +127,15 @@ def serve(address: str) -> None:
     listener.listen(64)
     print(READY, flush=True)
     while True:
-        connection, _ = listener.accept()
-        if os.fork() == 0:
-            listener.close()
-            _answer(connection)  # never returns
-        connection.close()
+        readable, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in readable and not os.read(sys.stdin.fileno(), 1):
+            return  # the fleet is gone
+        if listener in readable:
+            connection, _ = listener.accept()
+            if os.fork() == 0:
+                listener.close()
+                _answer(connection)  # never returns
+            connection.close()
         _reap()
 
 
@@ -111,6 +151,7 @@ def _answer(connection: socket.socket) -> None:
     code, stderr = 1, ""
     try:
         request = json.loads(_read_all(connection))
+        signal.alarm(max(1, int(request["timeout"])))  # the default action ends this child
         code, stderr = _copier(request["argv"], request["env"], request["cwd"])
     except BaseException:
         stderr = traceback.format_exc()
@@ -132,21 +173,22 @@ def _copier(argv: list[str], env: dict[str, str], cwd: str) -> tuple[int, str]:
     local.env.clear()
     local.env.update(env)
     tempfile.tempdir = None  # read TMPDIR again, from `env`
+    time.tzset()  # and TZ
     os.chdir(cwd)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     with tempfile.TemporaryFile() as said:
-        os.dup2(said.fileno(), 2)
+        os.dup2(said.fileno(), 2)  # sys.stderr writes to descriptor 2, now `said`
         try:
             _app, code = CopierApp.run(["copier", *argv], exit=False)
         except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else 1
+            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
         except Exception:
             traceback.print_exc()  # what Copier's script prints before it exits 1
             code = 1
         sys.stdout.flush()
-        sys.stderr.flush()  # sys.stderr writes to descriptor 2, now `said`
+        sys.stderr.flush()
         said.seek(0)
         return code, said.read().decode("utf-8", "replace")
 

@@ -26,7 +26,8 @@ from tests.fleet import clone_all, heads, make_origin, run_module, two_releases,
 # running beside this one (pytest-xdist) may hold a token of its own in its environment.
 TOKEN = "ghp_isolation" + secrets.token_hex(14)
 # Reads every environment it can reach and appends what carries the token's marks to
-# LOOT, and how many environments it read to READ; then leaves a detached daemon that
+# LOOT, and how many environments it read to READ, and any render process it sees (there
+# must be none); then leaves a detached daemon that
 # does the same until STOP appears, its pid in PIDFILE.
 HUNTER = r"""
 import os, sys, time
@@ -62,6 +63,25 @@ def hunt():
         counted.write(f"{read}\n")
 
 hunt()
+# A render process (eco_mem_fleet/render_forks.py) takes requests on a socket this user
+# can reach: no fleet process above this hook may have one while it runs (other tests'
+# fleets, under other parents, may).
+def parent(pid):
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+
+above, pid = set(), os.getpid()
+while pid > 1:
+    pid = parent(pid)
+    above.add(pid)
+with open(LOOT, "a") as loot:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            command, started_by = open(f"/proc/{pid}/cmdline", "rb").read(), parent(pid)
+        except OSError:
+            continue
+        program = [part for part in command.split(b"\0") if part.endswith(b"/render_forks.py")]
+        if program and started_by in above:
+            loot.write(f"render process: {command!r}\n")
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
@@ -155,6 +175,8 @@ def test_same_user_isolation_no_process_running_repository_code_can_read_the_tok
     assert files["read"].exists(), output
     assert int(files["read"].read_text(encoding="utf-8").split()[0]) >= 3
     assert not stolen(files), "a process running the repository's code read the token"
+    loot = files["loot"].read_text(encoding="utf-8")
+    assert "render process:" not in loot, "a render process ran beside repository code"
     assert files["pid"].exists(), "the hook left its daemon behind"
     assert not alive, "the hook's daemon outlived the checks phase, into the push"
 

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -61,13 +66,13 @@ def renderer(tmp_path_factory: pytest.TempPathFactory):
         yield address
 
 
-def render_into(renderer: str, template: Path, folder: Path, env: dict[str, str]):
+def render_into(renderer: str | None, template: Path, folder: Path, env: dict[str, str]):
     folder.mkdir()
     before = os.getcwd()
     os.chdir(folder)
     try:
         argv = ["copy", "--trust", "--defaults", "--quiet", str(template), str(folder)]
-        return render_forks.render(renderer, argv, env)
+        return render_forks.render(renderer, argv, env, timeout=120)
     finally:
         os.chdir(before)
 
@@ -107,16 +112,62 @@ def test_a_failing_render_gives_copier_s_status_and_its_one_line(
     assert "Traceback" not in stderr
 
 
-def test_a_render_process_that_cannot_start_is_one_line_and_leaves_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_where_no_render_process_can_start_each_render_is_a_process_of_its_own(
+    template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A socket's path has room for about 100 bytes: a deeper temporary folder is refused
-    # by the system, and the run's error says so in Copier's place, not in a traceback.
+    # A socket's path has room for about 100 bytes: under a deeper temporary folder the
+    # process cannot listen, and the run renders as it did before there was one.
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     deep.mkdir(parents=True)
     monkeypatch.setattr("tempfile.tempdir", str(deep))
-    starting = render_forks.started(clean_environment(str(tmp_path)))
-    with pytest.raises(RuntimeError, match=r"^copier: .*too long") as raised, starting:
-        pass
-    assert "\n" not in str(raised.value)
+    env = clean_environment(str(tmp_path))
+    with render_forks.started(env) as address:
+        assert address is None
+        code, stderr = render_into(address, template, tmp_path / "alone", env)
+    assert code == 0, stderr
+    assert json.loads((tmp_path / "alone" / "seen.json").read_text(encoding="utf-8"))[
+        "home"
+    ] == str(tmp_path)
     assert os.listdir(deep) == []
+
+
+def test_the_render_process_ends_when_the_fleet_does(tmp_path: Path) -> None:
+    # A fleet killed outright runs no cleanup: the process sees its stdin end, and exits.
+    fleet = subprocess.Popen(
+        [sys.executable, "-c", KILLED_FLEET, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    address = fleet.stdout.readline().strip()
+    assert fleet.wait() == -signal.SIGKILL and address
+    for _ in range(200):  # until its listener is gone; a live one would take the connection
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            if probe.connect_ex(address) != 0:
+                break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the render process outlived the fleet")
+
+
+KILLED_FLEET = """
+import os, signal, sys
+from eco_mem_fleet import render_forks
+from eco_mem_fleet.clean_env import clean_environment
+
+with render_forks.started(clean_environment(sys.argv[1])) as address:
+    print(address, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_the_clean_environment_keeps_locale_categories_and_no_other_lc_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.setenv("LC_TIME", "C")
+    monkeypatch.setenv("LC_DEPLOY_TOKEN", "ghp_not_for_renders")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_for_renders")
+    kept = clean_environment(str(tmp_path))
+    assert kept["LC_ALL"] == "C.UTF-8" and kept["LC_TIME"] == "C"
+    assert "ghp_not_for_renders" not in kept.values()
+    assert kept["HOME"] == str(tmp_path)
