@@ -14,7 +14,8 @@ A process of the operator's user can reach that socket, so the fleet starts one
 only where no repository code runs: never in the checks phase of --host-checks,
 which runs each render as a process of its own (`render_alone`), as does a run on a
 system without fork or where the process cannot start. The process ends when the
-fleet's end of its stdin closes, however the fleet ended.
+fleet's end of its stdin closes or the fleet is no longer its parent, however the
+fleet ended; a render past its timeout is killed with every process it started.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from collections.abc import Iterator
 READY = "ready"
 START_SECONDS = 60.0  # for the process to import Copier and listen
 TIMED_OUT = 124  # the exit status `timeout` gives a command it stopped, as own_scripts
+LOOK_SECONDS = 1.0  # how often the process checks that the fleet is still there
+READ_SECONDS = 60  # for a request to arrive whole
 
 
 @contextlib.contextmanager
@@ -78,35 +81,41 @@ def render(
         return render_alone(argv, env, timeout)
     request = {"argv": argv, "env": env, "cwd": os.getcwd(), "timeout": timeout}
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.connect(address)
+        try:
+            connection.connect(address)
+        except (ConnectionRefusedError, FileNotFoundError):  # the process is gone
+            return render_alone(argv, env, timeout)
         connection.sendall(json.dumps(request).encode("utf-8"))
         connection.shutdown(socket.SHUT_WR)
         answer = _read_all(connection)
-    if not answer:  # the child ended before it answered: stopped at its timeout, or killed
-        return (
-            TIMED_OUT,
-            f"copier {argv[0]} ended without an answer (timed out after {timeout:g} s?)",
-        )
-    done = json.loads(answer)
-    return done["code"], done["stderr"]
+    try:
+        done = json.loads(answer)
+        return int(done["code"]), str(done["stderr"])
+    except (ValueError, KeyError, TypeError):  # no answer: stopped at its timeout, or killed
+        said = f"ended without an answer (timed out after {timeout:g} s?)"
+        return TIMED_OUT, f"copier {argv[0]} {said}"
 
 
 def render_alone(argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, str]:
     """`copier ARGV` as a Python of its own: -I, because all-repos runs this in the
     clone, and `-m` would otherwise put its folder (a committed copier.py) on sys.path."""
     command = [sys.executable, "-I", "-m", "copier", *argv]
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a group of its own, killed whole at the timeout
+    )
     try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-        )
+        _, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
         return TIMED_OUT, f"copier {argv[0]} timed out after {timeout:g} s"
-    return done.returncode, done.stderr
+    return process.returncode, stderr
 
 
 def _read_all(connection: socket.socket) -> bytes:
@@ -122,17 +131,25 @@ def serve(address: str) -> None:
     """Import Copier, listen at `address`, and fork a child per request until stdin ends."""
     import copier._cli  # noqa: F401  (the import every render's child inherits)
 
+    fleet = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(64)
     print(READY, flush=True)
-    while True:
-        readable, _, _ = select.select([listener, sys.stdin], [], [])
+    # Gone when stdin ends, or when this process has another parent: all-repos' -j workers,
+    # forked after it started, hold the pipe's other end too and may outlive the fleet.
+    while os.getppid() == fleet:
+        readable, _, _ = select.select([listener, sys.stdin], [], [], LOOK_SECONDS)
         if sys.stdin in readable and not os.read(sys.stdin.fileno(), 1):
-            return  # the fleet is gone
+            return
         if listener in readable:
             connection, _ = listener.accept()
-            if os.fork() == 0:
+            try:
+                child = os.fork()
+            except OSError as error:
+                _send(connection, 1, f"the render process could not fork: {error}")
+                child = -1
+            if child == 0:
                 listener.close()
                 _answer(connection)  # never returns
             connection.close()
@@ -147,18 +164,28 @@ def _reap() -> None:
 
 
 def _answer(connection: socket.socket) -> None:
-    """In the child: run the request's render and send its result; then exit."""
+    """In the child: run the request's render and send its result; then exit. At its
+    timeout the render's whole process group is killed (Copier's git and tasks too),
+    and the fleet gets no answer."""
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGALRM, lambda *_: os.killpg(0, signal.SIGKILL))
     code, stderr = 1, ""
     try:
+        signal.alarm(READ_SECONDS)
         request = json.loads(_read_all(connection))
-        signal.alarm(max(1, int(request["timeout"])))  # the default action ends this child
+        signal.alarm(max(1, int(request["timeout"])))
         code, stderr = _copier(request["argv"], request["env"], request["cwd"])
     except BaseException:
         stderr = traceback.format_exc()
     finally:
-        with contextlib.suppress(OSError):
-            connection.sendall(json.dumps({"code": code, "stderr": stderr}).encode("utf-8"))
+        signal.alarm(0)
+        _send(connection, code, stderr)
         os._exit(0)
+
+
+def _send(connection: socket.socket, code: int, stderr: str) -> None:
+    with contextlib.suppress(OSError):
+        connection.sendall(json.dumps({"code": code, "stderr": stderr}).encode("utf-8"))
 
 
 def _copier(argv: list[str], env: dict[str, str], cwd: str) -> tuple[int, str]:

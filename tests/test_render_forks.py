@@ -5,8 +5,10 @@ folder it ran in, and whether an earlier render had already imported it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -131,31 +133,50 @@ def test_where_no_render_process_can_start_each_render_is_a_process_of_its_own(
     assert os.listdir(deep) == []
 
 
-def test_the_render_process_ends_when_the_fleet_does(tmp_path: Path) -> None:
-    # A fleet killed outright runs no cleanup: the process sees its stdin end, and exits.
+@pytest.mark.parametrize("workers", [0, 2], ids=["alone", "with-j-2-workers"])
+def test_the_render_process_ends_when_the_fleet_does(tmp_path: Path, workers: int) -> None:
+    # A fleet killed outright runs no cleanup. all-repos' -j workers, forked after the
+    # process started, hold its stdin's other end and can outlive the fleet: the process
+    # also watches for a new parent.
     fleet = subprocess.Popen(
-        [sys.executable, "-c", KILLED_FLEET, str(tmp_path)],
+        [sys.executable, "-c", KILLED_FLEET, str(tmp_path), str(workers)],
         stdout=subprocess.PIPE,
         text=True,
     )
+    # Line by line: the workers hold the pipe open after the fleet is gone.
     address = fleet.stdout.readline().strip()
-    assert fleet.wait() == -signal.SIGKILL and address
-    for _ in range(200):  # until its listener is gone; a live one would take the connection
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-            if probe.connect_ex(address) != 0:
-                break
-        time.sleep(0.05)
-    else:
-        pytest.fail("the render process outlived the fleet")
+    pids = fleet.stdout.readline().split() if workers else []
+    try:
+        assert fleet.wait() == -signal.SIGKILL and len(pids) == workers
+        for _ in range(200):  # until its listener is gone; a live one takes the connection
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                if probe.connect_ex(address) != 0:
+                    break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the render process outlived the fleet")
+    finally:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+        shutil.rmtree(Path(address).parent, ignore_errors=True)  # no cleanup ran
 
 
+# Starts the render process, then (like all-repos' -j) a pool of workers, prints the
+# address and the workers' pids, and is killed.
 KILLED_FLEET = """
-import os, signal, sys
+import multiprocessing, os, signal, sys
+from concurrent.futures import ProcessPoolExecutor
 from eco_mem_fleet import render_forks
 from eco_mem_fleet.clean_env import clean_environment
 
 with render_forks.started(clean_environment(sys.argv[1])) as address:
-    print(address, flush=True)
+    print(address)
+    if int(sys.argv[2]):
+        pool = ProcessPoolExecutor(int(sys.argv[2]))
+        pool.submit(int).result()
+        print(*(child.pid for child in multiprocessing.active_children()))
+    sys.stdout.flush()
     os.kill(os.getpid(), signal.SIGKILL)
 """
 
@@ -171,3 +192,25 @@ def test_the_clean_environment_keeps_locale_categories_and_no_other_lc_name(
     assert kept["LC_ALL"] == "C.UTF-8" and kept["LC_TIME"] == "C"
     assert "ghp_not_for_renders" not in kept.values()
     assert kept["HOME"] == str(tmp_path)
+
+
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "alone"])
+def test_a_render_past_its_timeout_is_stopped_with_everything_it_started(
+    renderer: str, tmp_path: Path, forked: bool
+) -> None:
+    slow = init_repo(tmp_path / "slow")
+    (slow / "copier.yml").write_text('_tasks: ["sleep 3 && touch late"]\n', encoding="utf-8")
+    commit_all(slow, "a template whose task outlives the timeout")
+    env = clean_environment(str(tmp_path))
+    destination = tmp_path / "dst"
+    destination.mkdir()
+    argv = ["copy", "--trust", "--defaults", "--quiet", str(slow), str(destination)]
+    before = os.getcwd()
+    os.chdir(destination)
+    try:
+        code, said = render_forks.render(renderer if forked else None, argv, env, timeout=1)
+    finally:
+        os.chdir(before)
+    assert code == render_forks.TIMED_OUT and "timed out" in said, said
+    time.sleep(3)  # when the task would have finished, had the timeout spared it
+    assert not (destination / "late").exists()
