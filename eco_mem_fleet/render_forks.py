@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import select
 import signal
@@ -61,8 +62,13 @@ def started(env: dict[str, str]) -> Iterator[str | None]:
         try:
             yield address if _ready(server) else None
         finally:
-            server.kill()
-            server.wait()
+            assert server.stdin is not None
+            server.stdin.close()  # at EOF it stops the renders still running, and exits
+            try:
+                server.wait(timeout=START_SECONDS)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
 
 
 def _ready(server: subprocess.Popen) -> bool:
@@ -83,11 +89,16 @@ def render(
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
         try:
             connection.connect(address)
-        except (ConnectionRefusedError, FileNotFoundError):  # the process is gone
+            connection.sendall(json.dumps(request).encode("utf-8"))
+            connection.shutdown(socket.SHUT_WR)
+        except OSError:  # the process is gone, and nothing of this render ran
             return render_alone(argv, env, timeout)
-        connection.sendall(json.dumps(request).encode("utf-8"))
-        connection.shutdown(socket.SHUT_WR)
-        answer = _read_all(connection)
+        # A backstop: the render's own timer kills it before this one ends.
+        connection.settimeout(timeout + READ_SECONDS + LOOK_SECONDS)
+        try:
+            answer = _read_all(connection)
+        except OSError:
+            answer = b""
     try:
         done = json.loads(answer)
         return int(done["code"]), str(done["stderr"])
@@ -111,9 +122,11 @@ def render_alone(argv: list[str], env: dict[str, str], timeout: float) -> tuple[
     )
     try:
         _, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except BaseException as error:  # the timeout, or Ctrl-C: its session never sees that
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+        if not isinstance(error, subprocess.TimeoutExpired):
+            raise
         return TIMED_OUT, f"copier {argv[0]} timed out after {timeout:g} s"
     return process.returncode, stderr
 
@@ -138,49 +151,93 @@ def serve(address: str) -> None:
     print(READY, flush=True)
     # Gone when stdin ends, or when this process has another parent: all-repos' -j workers,
     # forked after it started, hold the pipe's other end too and may outlive the fleet.
-    while os.getppid() == fleet:
-        readable, _, _ = select.select([listener, sys.stdin], [], [], LOOK_SECONDS)
-        if sys.stdin in readable and not os.read(sys.stdin.fileno(), 1):
-            return
-        if listener in readable:
-            connection, _ = listener.accept()
-            try:
-                child = os.fork()
-            except OSError as error:
-                _send(connection, 1, f"the render process could not fork: {error}")
-                child = -1
-            if child == 0:
-                listener.close()
-                _answer(connection)  # never returns
-            connection.close()
-        _reap()
+    # Each render is a process group of its own (`_answer`), stopped on the way out: Ctrl-C
+    # reaches this process, in the fleet's group, and not them.
+    renders: set[int] = set()
+    try:
+        while os.getppid() == fleet:
+            readable, _, _ = select.select([listener, sys.stdin], [], [], LOOK_SECONDS)
+            if sys.stdin in readable and not os.read(sys.stdin.fileno(), 1):
+                return
+            if listener in readable:
+                connection, _ = listener.accept()
+                child = _fork_for(connection)
+                if child == 0:
+                    listener.close()
+                    _answer(connection)  # never returns
+                if child > 0:
+                    renders.add(child)
+                connection.close()
+            renders -= _ended()
+    finally:
+        for child in renders - _ended():
+            with contextlib.suppress(OSError):
+                os.killpg(child, signal.SIGKILL)
 
 
-def _reap() -> None:
-    """Collect the children that have ended, without waiting for any."""
+def _fork_for(connection: socket.socket) -> int:
+    """os.fork(), the child made a process group of its own by both sides (whichever runs
+    first); -1, with that repository answered, when the system refuses."""
+    try:
+        child = os.fork()
+    except OSError as error:
+        _send(connection, 1, f"the render process could not fork: {error}")
+        return -1
+    with contextlib.suppress(OSError):  # the child may have done it, or ended, already
+        os.setpgid(child if child else 0, 0)
+    return child
+
+
+def _ended() -> set[int]:
+    """The children that have ended, collected without waiting for any."""
+    ended = set()
     with contextlib.suppress(ChildProcessError):
-        while os.waitpid(-1, os.WNOHANG)[0]:
-            pass
+        while True:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+            if not pid:
+                break
+            ended.add(pid)
+    return ended
 
 
 def _answer(connection: socket.socket) -> None:
-    """In the child: run the request's render and send its result; then exit. At its
-    timeout the render's whole process group is killed (Copier's git and tasks too),
+    """In the child: read the request, render it in a process of its own, send the result,
+    exit. This process only waits, so its timer fires whatever the render's code does; at
+    the timeout it kills its whole group (the render, Copier's git and tasks, itself),
     and the fleet gets no answer."""
-    os.setpgid(0, 0)
     signal.signal(signal.SIGALRM, lambda *_: os.killpg(0, signal.SIGKILL))
     code, stderr = 1, ""
     try:
         signal.alarm(READ_SECONDS)
         request = json.loads(_read_all(connection))
-        signal.alarm(max(1, int(request["timeout"])))
-        code, stderr = _copier(request["argv"], request["env"], request["cwd"])
+        signal.alarm(max(1, math.ceil(request["timeout"])))
+        code, stderr = _rendered(request)
     except BaseException:
         stderr = traceback.format_exc()
     finally:
         signal.alarm(0)
         _send(connection, code, stderr)
         os._exit(0)
+
+
+def _rendered(request: dict) -> tuple[int, str]:
+    """Copier run on `request` in a child of this process, which waits for it."""
+    with tempfile.TemporaryFile() as result:
+        renderer = os.fork()
+        if renderer == 0:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            code, stderr = 1, ""
+            try:
+                code, stderr = _copier(request["argv"], request["env"], request["cwd"])
+            except BaseException:
+                stderr = traceback.format_exc()
+            finally:
+                os.write(result.fileno(), json.dumps([code, stderr]).encode("utf-8"))
+                os._exit(0)
+        os.waitpid(renderer, 0)
+        result.seek(0)
+        code, stderr = json.loads(result.read() or b'[1, "the render ended without a word"]')
+        return code, stderr
 
 
 def _send(connection: socket.socket, code: int, stderr: str) -> None:

@@ -68,13 +68,15 @@ def renderer(tmp_path_factory: pytest.TempPathFactory):
         yield address
 
 
-def render_into(renderer: str | None, template: Path, folder: Path, env: dict[str, str]):
+def render_into(
+    renderer: str | None, template: Path, folder: Path, env: dict[str, str], timeout: float = 120
+):
     folder.mkdir()
     before = os.getcwd()
     os.chdir(folder)
     try:
         argv = ["copy", "--trust", "--defaults", "--quiet", str(template), str(folder)]
-        return render_forks.render(renderer, argv, env, timeout=120)
+        return render_forks.render(renderer, argv, env, timeout)
     finally:
         os.chdir(before)
 
@@ -199,7 +201,8 @@ def test_a_render_past_its_timeout_is_stopped_with_everything_it_started(
     renderer: str, tmp_path: Path, forked: bool
 ) -> None:
     slow = init_repo(tmp_path / "slow")
-    (slow / "copier.yml").write_text('_tasks: ["sleep 3 && touch late"]\n', encoding="utf-8")
+    task = "touch started && sleep 8 && touch late"
+    (slow / "copier.yml").write_text(f'_tasks: ["{task}"]\n', encoding="utf-8")
     commit_all(slow, "a template whose task outlives the timeout")
     env = clean_environment(str(tmp_path))
     destination = tmp_path / "dst"
@@ -208,9 +211,36 @@ def test_a_render_past_its_timeout_is_stopped_with_everything_it_started(
     before = os.getcwd()
     os.chdir(destination)
     try:
-        code, said = render_forks.render(renderer if forked else None, argv, env, timeout=1)
+        code, said = render_forks.render(renderer if forked else None, argv, env, timeout=5)
     finally:
         os.chdir(before)
     assert code == render_forks.TIMED_OUT and "timed out" in said, said
-    time.sleep(3)  # when the task would have finished, had the timeout spared it
+    assert (destination / "started").exists(), "the task never ran: nothing was stopped"
+    time.sleep(5)  # past when the task would have finished, had the timeout spared it
     assert not (destination / "late").exists()
+
+
+DODGER = """\
+import signal, time
+from jinja2.ext import Extension
+
+signal.alarm(0)  # the render's own code cannot call its timer off
+time.sleep(20)
+
+
+class Dodger(Extension):
+    pass
+"""
+
+
+def test_a_render_cannot_call_off_its_timeout(renderer: str, tmp_path: Path) -> None:
+    dodger = init_repo(tmp_path / "dodger")
+    (dodger / "copier.yml").write_text(
+        "_jinja_extensions: [copier_template_extensions.TemplateExtensionLoader, ext.py:Dodger]\n",
+        encoding="utf-8",
+    )
+    (dodger / "ext.py").write_text(DODGER, encoding="utf-8")
+    commit_all(dodger, "a template that turns the alarm off")
+    env = clean_environment(str(tmp_path))
+    code, said = render_into(renderer, dodger, tmp_path / "dst", env, timeout=3)
+    assert code == render_forks.TIMED_OUT, said
