@@ -67,8 +67,12 @@ def started(env: dict[str, str]) -> Iterator[str | None]:
             try:
                 server.wait(timeout=START_SECONDS)
             except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+                server.terminate()  # it stops its renders on SIGTERM too
+                try:
+                    server.wait(timeout=START_SECONDS)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
 
 
 def _ready(server: subprocess.Popen) -> bool:
@@ -128,6 +132,8 @@ def render_alone(argv: list[str], env: dict[str, str], timeout: float) -> tuple[
         if not isinstance(error, subprocess.TimeoutExpired):
             raise
         return TIMED_OUT, f"copier {argv[0]} timed out after {timeout:g} s"
+    with contextlib.suppress(ProcessLookupError):  # what it left running, if anything
+        os.killpg(process.pid, signal.SIGKILL)
     return process.returncode, stderr
 
 
@@ -145,6 +151,7 @@ def serve(address: str) -> None:
     import copier._cli  # noqa: F401  (the import every render's child inherits)
 
     fleet = os.getppid()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # through the `finally` below
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(64)
@@ -205,6 +212,7 @@ def _answer(connection: socket.socket) -> None:
     exit. This process only waits, so its timer fires whatever the render's code does; at
     the timeout it kills its whole group (the render, Copier's git and tasks, itself),
     and the fleet gets no answer."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the process's own handler is not ours
     signal.signal(signal.SIGALRM, lambda *_: os.killpg(0, signal.SIGKILL))
     code, stderr = 1, ""
     try:
@@ -217,7 +225,7 @@ def _answer(connection: socket.socket) -> None:
     finally:
         signal.alarm(0)
         _send(connection, code, stderr)
-        os._exit(0)
+        os.killpg(0, signal.SIGKILL)  # this process, and what the render left running
 
 
 def _rendered(request: dict) -> tuple[int, str]:

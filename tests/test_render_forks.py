@@ -244,3 +244,18 @@ def test_a_render_cannot_call_off_its_timeout(renderer: str, tmp_path: Path) -> 
     env = clean_environment(str(tmp_path))
     code, said = render_into(renderer, dodger, tmp_path / "dst", env, timeout=3)
     assert code == render_forks.TIMED_OUT, said
+
+
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "alone"])
+def test_what_a_finished_render_left_running_is_stopped(
+    renderer: str, tmp_path: Path, forked: bool
+) -> None:
+    lingering = init_repo(tmp_path / "lingering")
+    task = "(sleep 3 && touch late) > /dev/null 2>&1 &"
+    (lingering / "copier.yml").write_text(f'_tasks: ["{task}"]\n', encoding="utf-8")
+    commit_all(lingering, "a template whose task leaves work in the background")
+    env = clean_environment(str(tmp_path))
+    code, said = render_into(renderer if forked else None, lingering, tmp_path / "dst", env)
+    assert code == 0, said
+    time.sleep(4)  # past when the background work would have written its file
+    assert not (tmp_path / "dst" / "late").exists()
