@@ -81,6 +81,20 @@ def render_into(
         os.chdir(before)
 
 
+def small_template(folder: Path, copier_yml: str, **files: str) -> Path:
+    """A committed template repository at `folder`: copier.yml and `files` by name."""
+    repo = init_repo(folder)
+    (repo / "copier.yml").write_text(copier_yml, encoding="utf-8")
+    for name, text in files.items():
+        (repo / name).write_text(text, encoding="utf-8")
+    commit_all(repo, "template")
+    return repo
+
+
+def task_template(folder: Path, task: str) -> Path:
+    return small_template(folder, f'_tasks: ["{task}"]\n')
+
+
 def test_each_render_sees_its_own_environment_and_folder_and_none_of_an_earlier_one(
     renderer: str, template: Path, tmp_path: Path
 ) -> None:
@@ -106,9 +120,7 @@ def test_each_render_sees_its_own_environment_and_folder_and_none_of_an_earlier_
 def test_a_failing_render_gives_copier_s_status_and_its_one_line(
     renderer: str, tmp_path: Path
 ) -> None:
-    newer = init_repo(tmp_path / "newer")
-    (newer / "copier.yml").write_text('_min_copier_version: "99.0.0"\n', encoding="utf-8")
-    commit_all(newer, "a template for a Copier to come")
+    newer = small_template(tmp_path / "newer", '_min_copier_version: "99.0.0"\n')
     env = clean_environment(str(tmp_path))
     code, stderr = render_into(renderer, newer, tmp_path / "dst", env)
     assert code == 1
@@ -200,24 +212,13 @@ def test_the_clean_environment_keeps_locale_categories_and_no_other_lc_name(
 def test_a_render_past_its_timeout_is_stopped_with_everything_it_started(
     renderer: str, tmp_path: Path, forked: bool
 ) -> None:
-    slow = init_repo(tmp_path / "slow")
-    task = "touch started && sleep 8 && touch late"
-    (slow / "copier.yml").write_text(f'_tasks: ["{task}"]\n', encoding="utf-8")
-    commit_all(slow, "a template whose task outlives the timeout")
+    slow = task_template(tmp_path / "slow", "touch started && sleep 8 && touch late")
     env = clean_environment(str(tmp_path))
-    destination = tmp_path / "dst"
-    destination.mkdir()
-    argv = ["copy", "--trust", "--defaults", "--quiet", str(slow), str(destination)]
-    before = os.getcwd()
-    os.chdir(destination)
-    try:
-        code, said = render_forks.render(renderer if forked else None, argv, env, timeout=5)
-    finally:
-        os.chdir(before)
+    code, said = render_into(renderer if forked else None, slow, tmp_path / "dst", env, 5)
     assert code == render_forks.TIMED_OUT and "timed out" in said, said
-    assert (destination / "started").exists(), "the task never ran: nothing was stopped"
+    assert (tmp_path / "dst" / "started").exists(), "the task never ran: nothing was stopped"
     time.sleep(5)  # past when the task would have finished, had the timeout spared it
-    assert not (destination / "late").exists()
+    assert not (tmp_path / "dst" / "late").exists()
 
 
 DODGER = """\
@@ -234,13 +235,10 @@ class Dodger(Extension):
 
 
 def test_a_render_cannot_call_off_its_timeout(renderer: str, tmp_path: Path) -> None:
-    dodger = init_repo(tmp_path / "dodger")
-    (dodger / "copier.yml").write_text(
-        "_jinja_extensions: [copier_template_extensions.TemplateExtensionLoader, ext.py:Dodger]\n",
-        encoding="utf-8",
+    loader = "copier_template_extensions.TemplateExtensionLoader"
+    dodger = small_template(
+        tmp_path / "dodger", f"_jinja_extensions: [{loader}, ext.py:Dodger]\n", **{"ext.py": DODGER}
     )
-    (dodger / "ext.py").write_text(DODGER, encoding="utf-8")
-    commit_all(dodger, "a template that turns the alarm off")
     env = clean_environment(str(tmp_path))
     code, said = render_into(renderer, dodger, tmp_path / "dst", env, timeout=3)
     assert code == render_forks.TIMED_OUT, said
@@ -250,10 +248,8 @@ def test_a_render_cannot_call_off_its_timeout(renderer: str, tmp_path: Path) -> 
 def test_what_a_finished_render_left_running_is_stopped(
     renderer: str, tmp_path: Path, forked: bool
 ) -> None:
-    lingering = init_repo(tmp_path / "lingering")
     task = "(sleep 3 && touch late) > /dev/null 2>&1 &"
-    (lingering / "copier.yml").write_text(f'_tasks: ["{task}"]\n', encoding="utf-8")
-    commit_all(lingering, "a template whose task leaves work in the background")
+    lingering = task_template(tmp_path / "lingering", task)
     env = clean_environment(str(tmp_path))
     code, said = render_into(renderer if forked else None, lingering, tmp_path / "dst", env)
     assert code == 0, said
