@@ -253,11 +253,26 @@ def _send(connection: socket.socket, code: int, stderr: str) -> None:
         connection.sendall(json.dumps({"code": code, "stderr": stderr}).encode("utf-8"))
 
 
+def copier_command_line(argv: list[str]) -> int:
+    """Copier's command line on `argv` in this process, with the exit status its `copier`
+    script would give: Copier's own for what it reports, 1 and a traceback on stderr for
+    anything else."""
+    from copier._cli import CopierApp
+
+    try:
+        _app, code = CopierApp.run(["copier", *argv], exit=False)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    except Exception:
+        traceback.print_exc()
+        code = 1
+    return code
+
+
 def _copier(argv: list[str], env: dict[str, str], cwd: str) -> tuple[int, str]:
     """Copier's command line, run as its own process would run it: with `env` only (plumbum
     copied the server's environment when Copier imported it), in `cwd`, with no stdin,
     stdout discarded and stderr kept."""
-    from copier._cli import CopierApp
     from plumbum import local
 
     os.environ.clear()
@@ -272,13 +287,7 @@ def _copier(argv: list[str], env: dict[str, str], cwd: str) -> tuple[int, str]:
     os.dup2(devnull, 1)
     with tempfile.TemporaryFile() as said:
         os.dup2(said.fileno(), 2)  # sys.stderr writes to descriptor 2, now `said`
-        try:
-            _app, code = CopierApp.run(["copier", *argv], exit=False)
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
-        except Exception:
-            traceback.print_exc()  # what Copier's script prints before it exits 1
-            code = 1
+        code = copier_command_line(argv)
         sys.stdout.flush()
         sys.stderr.flush()
         said.seek(0)

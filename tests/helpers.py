@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -201,7 +200,7 @@ def copier_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     exit status and tasks' output, without a second Python importing Copier (about a
     second of CPU each). A test whose subject is the process itself (its PATH, its
     environment, the bytecode it writes) runs the script."""
-    from copier._cli import CopierApp
+    from eco_mem_fleet.render_forks import copier_command_line
 
     here = os.getcwd()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -212,12 +211,7 @@ def copier_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
             warnings.showwarning = _show_warning
             os.chdir(cwd)
             try:
-                _app, code = CopierApp.run(["copier", *args], exit=False)
-            except SystemExit as stop:
-                code = stop.code if isinstance(stop.code, int) else 1
-            except Exception:
-                traceback.print_exc()  # what the script prints before it exits 1
-                code = 1
+                code = copier_command_line(list(args))
             finally:
                 os.chdir(here)
         said = []
