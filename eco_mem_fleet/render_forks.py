@@ -43,8 +43,9 @@ READ_SECONDS = 60  # for a request to arrive whole
 
 @contextlib.contextmanager
 def started(env: dict[str, str]) -> Iterator[str | None]:
-    """The address of a render process started with `env`, killed when the block ends;
-    None where none can run (no fork, or it did not start): then use `render_alone`."""
+    """The address of a render process started with `env`, stopped when the block ends
+    (its stdin closed, then SIGTERM, then SIGKILL); None where none can run (no fork, or
+    it did not start): then use `render_alone`."""
     if not (hasattr(os, "fork") and hasattr(socket, "AF_UNIX")):
         yield None
         return
