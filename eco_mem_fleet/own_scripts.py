@@ -231,6 +231,7 @@ class OwnScripts:
         self.releases, self.tag, self.folder = releases, tag, Path(folder)
         self._lock = threading.Lock()  # one checkout, however many threads ask
         self._checkout: Path | None = None
+        self._unpacked = False
         home = self.folder / "home"
         home.mkdir(exist_ok=True)
         self.env = clean_environment(str(home))
@@ -245,9 +246,29 @@ class OwnScripts:
 
     def runtime(self) -> Path:
         """This release's `eco_mem.pyz` (verify, review): check `refusal` first. A
-        release from before the runtime was one file runs its `eco_mem.py`."""
+        release from before the runtime was one file runs its `eco_mem.py`.
+
+        The first call runs the file once (`--help`), alone, so that it unpacks and
+        compiles itself into this checkout's HOME before `status`'s threads call it:
+        each of them would otherwise find no tree there yet and build one of its own
+        (eight at once on the default -j, about 0.2 CPU-s each)."""
         runtime = self.checkout() / RUNTIME
-        return runtime if runtime.is_file() else runtime.with_suffix(".py")
+        if not runtime.is_file():
+            return runtime.with_suffix(".py")
+        with self._lock:
+            if not self._unpacked:
+                argv = [sys.executable, "-I", str(runtime), "--help"]
+                with contextlib.suppress(subprocess.SubprocessError, OSError):
+                    # A run that fails here only leaves the unpacking to the commands.
+                    subprocess.run(
+                        argv,
+                        capture_output=True,
+                        stdin=subprocess.DEVNULL,
+                        env=self.env,
+                        timeout=TIMEOUT,
+                    )
+                self._unpacked = True
+        return runtime
 
     def operator(self) -> Path:
         """This release's `ops.py` (blocks, track, upgrade): check `refusal` first."""

@@ -213,6 +213,9 @@ def test_the_fleets_own_scripts_are_the_release_as_committed(tmp_path: Path) -> 
     assert files == {path for path in committed.splitlines() if path.split("/")[0] not in NOT_RUN}
     assert own.runtime() == runtime  # one checkout per run, however often it is asked
     assert len(list((tmp_path / "own").iterdir())) == 2  # the checkout and its HOME
+    # Unpacked once, before any command: status's threads find one tree, build none.
+    (tree,) = (tmp_path / "own" / "home").rglob(".unpacked")
+    assert not tree.parent.stat().st_mode & 0o222  # frozen, as the runtime leaves it
 
 
 def test_the_operators_questions_are_copier_ymls_asked_questions() -> None:
