@@ -244,14 +244,15 @@ class OwnScripts:
                 self._checkout = where
             return self._checkout
 
-    def runtime(self) -> Path:
+    def runtime(self, timeout: float | None = None) -> Path:
         """This release's `eco_mem.pyz` (verify, review): check `refusal` first. A
         release from before the runtime was one file runs its `eco_mem.py`.
 
         The first call runs the file once (`--help`), alone, so that it unpacks and
         compiles itself into this checkout's HOME before `status`'s threads call it:
         each of them would otherwise find no tree there yet and build one of its own
-        (eight at once on the default -j, about 0.2 CPU-s each)."""
+        (eight at once on the default -j, about 0.2 CPU-s each). That run gets the
+        commands' `timeout` too (TIMEOUT by default)."""
         runtime = self.checkout() / RUNTIME
         if not runtime.is_file():
             return runtime.with_suffix(".py")
@@ -265,7 +266,7 @@ class OwnScripts:
                         capture_output=True,
                         stdin=subprocess.DEVNULL,
                         env=self.env,
-                        timeout=TIMEOUT,
+                        timeout=TIMEOUT if timeout is None else timeout,
                     )
                 self._unpacked = True
         return runtime

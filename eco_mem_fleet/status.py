@@ -198,7 +198,7 @@ def inspect(fleet: Fleet, item: tuple[str, str]) -> RepoStatus:
         return status
     status.problem = scripts_changed(fleet, status.version, path, answers)
     try:
-        script = fleet.scripts.runtime()
+        script = fleet.scripts.runtime(fleet.timeout)
     except RuntimeError as error:  # the release cannot be checked out: no repository can run
         status.problem = f"failed: {error}"
         return status
