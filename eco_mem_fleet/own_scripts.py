@@ -258,16 +258,9 @@ class OwnScripts:
             return runtime.with_suffix(".py")
         with self._lock:
             if not self._unpacked:
-                argv = [sys.executable, "-I", str(runtime), "--help"]
-                with contextlib.suppress(subprocess.SubprocessError, OSError):
-                    # A run that fails here only leaves the unpacking to the commands.
-                    subprocess.run(
-                        argv,
-                        capture_output=True,
-                        stdin=subprocess.DEVNULL,
-                        env=self.env,
-                        timeout=TIMEOUT if timeout is None else timeout,
-                    )
+                # A run that fails here only leaves the unpacking to the commands.
+                with contextlib.suppress(OSError):
+                    self.run(runtime, "--help", root=str(self.folder), timeout=timeout)
                 self._unpacked = True
         return runtime
 
