@@ -37,8 +37,10 @@ RUNTIME_FILE = "template/{{skill_path}}/eco-mem/scripts/eco_mem.pyz"
 RUNTIME_CONTRACTS = "runtime/ecomem/store/contracts.py"
 
 
-def git(cwd: Path, *args: str) -> str:
-    result = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
     return result.stdout
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -47,13 +46,8 @@ def with_submodule(base: Path, tmp_path: Path, where: str, lent: str) -> Path:
     git(tmp_path, "clone", "-q", str(base / "other"), str(source))
     if lent != ".":  # make the lent folder the submodule's root
         # Squelched: filter-branch otherwise prints its deprecation notice and waits 10 s.
-        subprocess.run(
-            ["git", "filter-branch", "-f", "--subdirectory-filter", lent],
-            cwd=source,
-            env={**os.environ, "FILTER_BRANCH_SQUELCH_WARNING": "1"},
-            check=True,
-            capture_output=True,
-        )
+        squelched = {**os.environ, "FILTER_BRANCH_SQUELCH_WARNING": "1"}
+        git(source, "filter-branch", "-f", "--subdirectory-filter", lent, env=squelched)
     git(host, "rm", "-r", "-q", where)
     git(host, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source), where)
     commit_all(host, "Memory from elsewhere")
